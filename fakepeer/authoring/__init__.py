@@ -1,0 +1,1 @@
+"""Fixture authoring: validate, format, scaffold and record fixtures; the matrix and rule coverage."""

@@ -1,0 +1,25 @@
+"""Protocol versions: `MAJOR.MINOR` strings, accepted by major (docs/protocol.md section 2)."""
+
+from __future__ import annotations
+
+import re
+
+PROTOCOL_VERSION = "1.0"
+SUPPORTED_MAJOR = 1
+_VERSION = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)")
+
+
+def parse_version(text: object) -> tuple[int, int]:
+    """Parse `MAJOR.MINOR`; raise ValueError for anything else."""
+    if not isinstance(text, str) or not _VERSION.fullmatch(text):
+        raise ValueError(f"protocol version must match MAJOR.MINOR, got {text!r}")
+    major, minor = text.split(".")
+    return int(major), int(minor)
+
+
+def is_supported(text: object) -> bool:
+    """True when `text` is a well-formed version of the major this bench speaks."""
+    try:
+        return parse_version(text)[0] == SUPPORTED_MAJOR
+    except ValueError:
+        return False
