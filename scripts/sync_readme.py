@@ -1,0 +1,63 @@
+"""Embed the protocol document and the fixture format verbatim in README.md.
+
+The README must be enough on its own for an SDK author, yet the protocol has exactly one text
+(docs/protocol.md). So the README carries a copy between markers, refreshed by this script and
+checked by tests/test_readme.py.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EMBEDDED = {"protocol": ROOT / "docs" / "protocol.md", "fixtures": ROOT / "docs" / "fixtures.md"}
+
+
+def _markers(name: str) -> tuple[str, str]:
+    return (f"<!-- embed:{name}:begin -->", f"<!-- embed:{name}:end -->")
+
+
+def render(readme: str) -> str:
+    """Return the README text with every embedded document refreshed."""
+    for name, path in EMBEDDED.items():
+        begin, end = _markers(name)
+        head, sep, rest = readme.partition(begin)
+        if not sep:
+            raise SystemExit(f"README.md: marker {begin} not found")
+        _, sep, tail = rest.partition(end)
+        if not sep:
+            raise SystemExit(f"README.md: marker {end} not found")
+        body = path.read_text(encoding="utf-8")
+        readme = f"{head}{begin}\n{_demote(body)}\n{end}{tail}"
+    return readme
+
+
+def _demote(markdown: str) -> str:
+    """Push every heading down one level so the embedded document nests under a README section."""
+    out = []
+    fenced = False
+    for line in markdown.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        if not fenced and line.startswith("#"):
+            line = "#" + line
+        out.append(line)
+    return "\n".join(out)
+
+
+def main() -> int:
+    readme_path = ROOT / "README.md"
+    current = readme_path.read_text(encoding="utf-8")
+    fresh = render(current)
+    if "--check" in sys.argv:
+        if fresh != current:
+            print("README.md is stale: run python3 scripts/sync_readme.py", file=sys.stderr)
+            return 1
+        return 0
+    readme_path.write_text(fresh, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
