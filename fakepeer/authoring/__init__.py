@@ -1,1 +1,1 @@
-"""Fixture authoring: validate, format, scaffold and record fixtures; the matrix and rule coverage."""
+"""Fixture authoring: validate, format, scaffold and record fixtures; matrix and rule coverage."""

@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Cases per second: the full bench against a table-driven host vs a raw framed echo.
+
+Both run over the same kind of pipe to a Python subprocess. A bench case is what `ryusen-conform
+run` does per fixture: `conform.reset` and its ack, one `invoke` and its answer, JSON decoding,
+schema validation, canonical comparison, the wire log and the result record. The raw echo does
+the same two round trips of the same payload sizes with no work at all. Usage:
+
+    python bench/bench_session.py [--cases 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from fakepeer.cases import Scenario  # noqa: E402
+from fakepeer.session import RunOptions, SdkTarget, run_suite  # noqa: E402
+from fakepeer.transport import SubprocessTransport  # noqa: E402
+
+
+def make_fixtures(count: int) -> list:
+    """Distinct fixtures shaped like real ones: an invoke of conform.echo with a small object."""
+    fixtures = []
+    for n in range(count):
+        value = {"$plain": {"order": f"A-{n}", "qty": n, "price": 1.5, "tags": ["x", "y"]}}
+        body = {"run_id": f"run-{n}", "function_id": "conform.echo", "mode": "discover",
+                "input": value, "history": []}
+        scenario = Scenario(f"bench.case-{n:05d}", "bench", section="bench", quote="bench",
+                            category="discovery")
+        scenario.send("invoke", body).expect("completed", {"value": value})
+        fixtures.append(scenario.build())
+    return fixtures
+
+
+def bench_session(fixtures: list) -> tuple[float, int]:
+    argv = [sys.executable, str(HERE / "table_sdk.py")]
+    target = SdkTarget("bench-table", argv, lambda: SubprocessTransport(argv))
+    started = time.perf_counter()
+    result = run_suite([target], fixtures, RunOptions(timeout=5.0))
+    elapsed = time.perf_counter() - started
+    passed = sum(1 for case in result.sdks[0].results if case.outcome == "pass")
+    if passed != len(fixtures):
+        bad = next(case for case in result.sdks[0].results if case.outcome != "pass")
+        raise SystemExit(f"bench case failed: {bad.id}: {bad.reason}\n{bad.diff}")
+    return elapsed, passed
+
+
+def bench_raw_echo(fixtures: list) -> float:
+    """Two round trips per case with the same payloads, through the same transport class."""
+    transport = SubprocessTransport([sys.executable, str(HERE / "echo_host.py")])
+    reset = b'{"version":"1.0","kind":"conform.reset","id":"bench.reset#1","body":{}}'
+    payloads = [fixture.steps[0].payload for fixture in fixtures]
+    try:
+        started = time.perf_counter()
+        for payload in payloads:
+            transport.send(reset)
+            transport.receive()
+            transport.send(payload)
+            transport.receive()
+        return time.perf_counter() - started
+    finally:
+        transport.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=int, default=2000)
+    parser.add_argument("--repeat", type=int, default=3, help="best of this many runs")
+    args = parser.parse_args()
+    fixtures = make_fixtures(args.cases)
+    bench_raw_echo(fixtures[:100])  # warm up imports and caches on both sides
+    bench_session(fixtures[:100])
+    # Best of N, interleaved: the machine may be shared, and noise only ever slows a run down.
+    session_seconds = min(bench_session(fixtures)[0] for _ in range(args.repeat))
+    raw_seconds = min(bench_raw_echo(fixtures) for _ in range(args.repeat))
+    session_rate = args.cases / session_seconds
+    raw_rate = args.cases / raw_seconds
+    print(f"bench (table SDK): {session_rate:8.0f} cases/s  ({args.cases} cases, "
+          f"{session_seconds * 1e6 / args.cases:.0f} us/case, includes spawn and handshake)")
+    print(f"raw framed echo:   {raw_rate:8.0f} cases/s  ({raw_seconds * 1e6 / args.cases:.0f} us/case, "
+          "2 round trips each)")
+    print(f"ratio:             {session_rate / raw_rate:8.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,225 @@
+"""The `ryusen-conform fixtures ...` commands and the top-level `matrix` and `coverage` commands.
+
+Exit codes: 0 success; 1 a `--check` found work to do; 2 the input is wrong (problems are printed
+as `file: pointer: message` lines, never as a traceback).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from fakepeer.cases import FixtureError, fixture_files, repository_root
+
+fixtures_app = typer.Typer(
+    help="Validate, format, scaffold and record conformance fixtures.", no_args_is_help=True
+)
+
+PathsArgument = Annotated[
+    list[Path] | None,
+    typer.Argument(help="Fixture files or folders (default: the repository's fixtures/)."),
+]
+
+
+def _paths(paths: list[Path] | None) -> list[Path]:
+    return list(paths) if paths else [repository_root() / "fixtures"]
+
+
+def _fail(lines: list[str] | str, status: int = 2) -> typer.Exit:
+    for line in [lines] if isinstance(lines, str) else lines:
+        typer.echo(line, err=True)
+    return typer.Exit(status)
+
+
+# ----------------------------------------------------------------------------- validate
+
+
+@fixtures_app.command("validate")
+def validate_command(paths: PathsArgument = None) -> None:
+    """Check fixtures: schema, naming, unique ids, RFD 2 quotes, § refs, kinds, macros."""
+    from fakepeer.authoring.validate import validate_paths
+
+    try:
+        count, problems = validate_paths(_paths(paths))
+    except OSError as exc:
+        raise _fail(f"cannot read the protocol documents: {exc}") from None
+    if problems:
+        files = {str(problem.file) for problem in problems}
+        raise _fail(
+            [str(problem) for problem in problems]
+            + [f"{len(problems)} problem(s) in {len(files)} of {count} fixture file(s)"]
+        )
+    typer.echo(f"{count} fixture file(s) valid")
+
+
+# ----------------------------------------------------------------------------- fmt
+
+
+@fixtures_app.command("fmt")
+def fmt_command(
+    paths: PathsArgument = None,
+    check: Annotated[
+        bool, typer.Option("--check", help="List files that need formatting; exit 1.")
+    ] = False,
+) -> None:
+    """Rewrite fixtures in the canonical layout (2-space indent, fixed key order)."""
+    from fakepeer.authoring.formatting import format_text
+
+    try:
+        files = fixture_files(_paths(paths))
+    except FixtureError as exc:
+        raise _fail([str(problem) for problem in exc.problems]) from None
+    changed, broken = [], []
+    for file in files:
+        try:
+            text = file.read_text(encoding="utf-8")
+            formatted = format_text(text)
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            broken.append(f"{file}: (root): expected a JSON document: {exc}")
+            continue
+        if formatted != text:
+            changed.append(file)
+            if not check:
+                file.write_text(formatted, encoding="utf-8")
+    if broken:
+        raise _fail(broken)
+    for file in changed:
+        typer.echo(f"{'would reformat' if check else 'reformatted'} {file}")
+    if check and changed:
+        raise _fail(f"{len(changed)} of {len(files)} fixture file(s) need `fixtures fmt`", 1)
+    if not changed:
+        typer.echo(f"{len(files)} fixture file(s) already formatted")
+
+
+# ----------------------------------------------------------------------------- new
+
+
+@fixtures_app.command("new")
+def new_command(
+    fixture_id: Annotated[str, typer.Argument(metavar="ID", help="The new fixture's id.")],
+    category: Annotated[str, typer.Option("--category", "-c", help="The fixture's category.")],
+    directory: Annotated[
+        Path | None, typer.Option("--dir", help="The fixtures root (default: fixtures/).")
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing file.")] = False,
+) -> None:
+    """Scaffold a fixture from a template (it fails validate until its TODOs are filled)."""
+    from fakepeer.authoring.scaffold import ScaffoldError, write_scaffold
+
+    root = directory if directory is not None else repository_root() / "fixtures"
+    try:
+        path = write_scaffold(fixture_id, category, root, force)
+    except ScaffoldError as exc:
+        raise _fail(str(exc)) from None
+    typer.echo(f"created {path}")
+
+
+# ----------------------------------------------------------------------------- record
+
+
+@fixtures_app.command("record")
+def record_command(
+    sdk: Annotated[str, typer.Option("--sdk", help="The conformance host command line.")],
+    source: Annotated[Path, typer.Option("--from", help="The draft fixture whose sends to play.")],
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Where to write (default: <id>.recorded.json).")
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing recording.")] = False,
+    wait: Annotated[
+        float, typer.Option("--wait", help="Seconds to wait for a first answer.")
+    ] = 5.0,
+) -> None:
+    """Record an SDK's answers to a draft's sends into a draft file for a person to review."""
+    from fakepeer.authoring.record import (
+        RecordError,
+        draft_path,
+        load_draft,
+        record,
+        write_recording,
+    )
+
+    try:
+        document = load_draft(source)
+        path = draft_path(source, document["id"], out)
+        if path.exists() and not force:
+            raise RecordError(f"{path} exists; pass --force to replace this draft")
+        recording = record(source, sdk, first_wait=wait)
+        write_recording(recording, path, force)
+    except RecordError as exc:
+        raise _fail(str(exc)) from None
+    for warning in recording.warnings:
+        typer.echo(f"warning: {warning}", err=True)
+    typer.echo(
+        f"recorded {recording.frames} frame(s) into {path}: a DRAFT; check every expect against "
+        "docs/protocol.md before saving it as <id>.json"
+    )
+
+
+# ----------------------------------------------------------------------------- matrix, coverage
+
+
+def matrix_command(
+    check: Annotated[
+        bool, typer.Option("--check", help="Exit 1 when matrix.json is stale.")
+    ] = False,
+    output: Annotated[
+        Path | None, typer.Option("--output", help="Default: <repo>/matrix.json.")
+    ] = None,
+    fixtures: Annotated[
+        Path | None, typer.Option("--fixtures", help="The fixtures root (default: fixtures/).")
+    ] = None,
+) -> None:
+    """Generate matrix.json, the machine-readable index of every fixture."""
+    from fakepeer.authoring.matrix import (
+        build_matrix,
+        default_matrix_path,
+        render_matrix,
+        stale_reason,
+    )
+
+    path = output if output is not None else default_matrix_path()
+    try:
+        text = render_matrix(build_matrix(fixtures))
+    except FixtureError as exc:
+        raise _fail([str(problem) for problem in exc.problems]) from None
+    except OSError as exc:
+        raise _fail(f"cannot read the protocol documents: {exc}") from None
+    if check:
+        reason = stale_reason(path, text)
+        if reason is not None:
+            raise _fail(f"{reason}; run `ryusen-conform matrix`", 1)
+        typer.echo(f"{path} is up to date")
+        return
+    path.write_text(text, encoding="utf-8")
+    typer.echo(f"wrote {path} ({json.loads(text)['count']} fixtures)")
+
+
+def coverage_command(
+    paths: PathsArgument = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    uncovered: Annotated[
+        bool, typer.Option("--uncovered", help="List only uncovered sentences.")
+    ] = False,
+) -> None:
+    """List each RFD 2 sentence with the fixtures whose quotes fall in it, and those with none."""
+    from fakepeer.authoring.coverage import coverage_for, render_text
+
+    try:
+        report = coverage_for(list(paths) if paths else None)
+    except FixtureError as exc:
+        raise _fail([str(problem) for problem in exc.problems]) from None
+    except OSError as exc:
+        raise _fail(f"cannot read the protocol documents: {exc}") from None
+    if as_json:
+        typer.echo(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        typer.echo(render_text(report, uncovered_only=uncovered), nl=False)
+
+
+def register_commands(app: typer.Typer) -> None:
+    """Add the top-level `matrix` and `coverage` commands to the main CLI."""
+    app.command("matrix")(matrix_command)
+    app.command("coverage")(coverage_command)

@@ -1,0 +1,112 @@
+"""The two documents fixtures answer to: RFD 2 (quotes, rule sentences) and docs/protocol.md (§).
+
+Why one module: `validate`, `matrix` and `coverage` must agree on how a quote is matched and how
+RFD 2 is split into rules, or a fixture could validate yet cover nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from fakepeer.cases.loader import repository_root
+
+RFD_PATH = Path("docs") / "rfd-2-execution-protocol.txt"
+PROTOCOL_PATH = Path("docs") / "protocol.md"
+
+_SPACE = re.compile(r"\s+")
+# A sentence ends at . ! or ? followed by whitespace; "step.run" or "1.5s" never split.
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_SECTION_HEADING = re.compile(r"^#{2,3} (\d+(?:\.\d+)?)[. ]", re.MULTILINE)
+
+
+def normalise(text: str) -> str:
+    """Collapse every whitespace run to one space (quotes are whitespace-insensitive)."""
+    return _SPACE.sub(" ", text).strip()
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """One RFD 2 rule: a sentence, located in the normalised text by [start, end)."""
+
+    number: int
+    paragraph: int
+    text: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Rfd:
+    """RFD 2, normalised, and its sentences in document order."""
+
+    text: str
+    sentences: tuple[Sentence, ...]
+
+    def contains(self, quote: str) -> bool:
+        """True when the quote occurs in RFD 2 (whitespace-insensitive, otherwise exact)."""
+        needle = normalise(quote)
+        return bool(needle) and needle in self.text
+
+    def sentences_for(self, quote: str) -> list[Sentence]:
+        """The sentences every occurrence of the quote overlaps (a quote may span two)."""
+        needle = normalise(quote)
+        found: dict[int, Sentence] = {}
+        if not needle:
+            return []
+        start = self.text.find(needle)
+        while start != -1:
+            end = start + len(needle)
+            for sentence in self.sentences:
+                if sentence.start < end and start < sentence.end:
+                    found[sentence.number] = sentence
+            start = self.text.find(needle, start + 1)
+        return [found[number] for number in sorted(found)]
+
+
+def parse_rfd(raw: str) -> Rfd:
+    """Split RFD 2 into sentences; paragraphs are separated by blank lines, the title is skipped."""
+    paragraphs = [normalise(block) for block in re.split(r"\n\s*\n", raw) if block.strip()]
+    pieces: list[str] = []
+    sentences: list[Sentence] = []
+    offset = 0
+    for index, paragraph in enumerate(paragraphs):
+        if pieces:
+            offset += 1  # the space joining paragraphs in the normalised text
+        pieces.append(paragraph)
+        is_title = index == 0 and not paragraph.endswith((".", ":", "!", "?"))
+        position = 0
+        for part in _SENTENCE_END.split(paragraph):
+            local = paragraph.index(part, position)
+            position = local + len(part)
+            if not is_title:
+                sentences.append(
+                    Sentence(len(sentences) + 1, index + 1, part, offset + local, offset + position)
+                )
+        offset += len(paragraph)
+    return Rfd(" ".join(pieces), tuple(sentences))
+
+
+@lru_cache(maxsize=4)
+def load_rfd(root: Path | None = None) -> Rfd:
+    """RFD 2 from the repository (cached: validate and coverage read it once)."""
+    base = root if root is not None else repository_root()
+    return parse_rfd((base / RFD_PATH).read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=4)
+def protocol_sections(root: Path | None = None) -> frozenset[str]:
+    """The section numbers docs/protocol.md defines (`2`, `3.4`, ...)."""
+    base = root if root is not None else repository_root()
+    text = (base / PROTOCOL_PATH).read_text(encoding="utf-8")
+    return frozenset(_SECTION_HEADING.findall(text))
+
+
+_SECTION_REF = re.compile(r"§(\d+(?:\.\d+)?)")
+
+
+def section_refs(reference: str) -> list[str]:
+    """The § numbers named in a `rule.protocol` text (`§7.2`, `§3.4 and §4.3`)."""
+    return _SECTION_REF.findall(reference)

@@ -1,0 +1,165 @@
+"""`fixtures record`: play a draft's sends against an SDK and write what it answered, as a draft.
+
+Why a separate draft file: an expectation must come from docs/protocol.md, never from what one
+SDK printed. Recording only saves typing; the result is `<id>.recorded.json`, which `validate`
+refuses until a person has checked every expect and saved it as `<id>.json`.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fakepeer.authoring.formatting import format_document
+from fakepeer.authoring.validate import RECORDED_SUFFIX
+from fakepeer.cases import FixtureError, fixture_from_document
+from fakepeer.cases.model import RawSendStep, SendStep
+from fakepeer.session.sdk import SdkSession, SessionError, decode
+from fakepeer.session.targets import command_target
+from fakepeer.transport.errors import TransportError, TransportTimeout
+
+DRAFT_NOTE = (
+    "RECORDED DRAFT from {command!r}: every expect below is what this SDK sent, not what "
+    "docs/protocol.md requires. Check each one against the protocol, fix it, then save the file "
+    "as <id>.json."
+)
+
+#: Members an SDK chooses freely; recorded expects suggest `vary` for them when present.
+SDK_CHOSEN = (
+    ("error", "message"),
+    ("sdk",),
+    ("capacity", "max_concurrent"),
+    ("first_source",),
+    ("duplicate_source",),
+)
+
+
+class RecordError(Exception):
+    """Recording cannot start or cannot be written; the message says why, for people."""
+
+
+@dataclass
+class Recording:
+    """The recorded draft document and what happened on the way."""
+
+    document: dict
+    frames: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+
+def draft_path(draft: Path, fixture_id: str, out: Path | None) -> Path:
+    """Where the draft goes: `--out`, else `<id>.recorded.json` beside the draft."""
+    path = out if out is not None else draft.parent / f"{fixture_id}{RECORDED_SUFFIX}"
+    if not path.name.endswith(RECORDED_SUFFIX):
+        raise RecordError(
+            f"{path}: a recording is written only to a file named *{RECORDED_SUFFIX}, so it can "
+            "never replace an accepted fixture"
+        )
+    return path
+
+
+def load_draft(draft: Path) -> dict:
+    """Read the draft fixture document (JSON object with at least id and steps)."""
+    try:
+        document = json.loads(draft.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise RecordError(f"{draft}: cannot read the draft: {exc}") from None
+    if not isinstance(document, dict) or not isinstance(document.get("id"), str):
+        raise RecordError(f"{draft}: /id: expected a fixture document with a string id")
+    if not isinstance(document.get("steps"), list):
+        raise RecordError(f"{draft}: /steps: expected an array of steps")
+    return document
+
+
+def _sends(document: dict, draft: Path) -> list[tuple[int, SendStep | RawSendStep]]:
+    """The draft's send steps with their index, built by the shared loader (macros, ids)."""
+    probe = copy.deepcopy(document)
+    indexed = [
+        (i, step)
+        for i, step in enumerate(probe["steps"])
+        if isinstance(step, dict) and not ({"expect"} & set(step))
+    ]
+    probe["steps"] = [step for _, step in indexed] + [{"expect": {"kind": "completed", "body": {}}}]
+    try:
+        fixture = fixture_from_document(probe, draft)
+    except FixtureError as exc:
+        raise RecordError(str(exc)) from None
+    built = [step for step in fixture.steps if isinstance(step, SendStep | RawSendStep)]
+    return [(index, step) for (index, _), step in zip(indexed, built, strict=True)]
+
+
+def suggested_vary(envelope: dict) -> list[str]:
+    """`vary` pointers for SDK-chosen members present in the recorded frame."""
+    body = envelope.get("body")
+    pointers = []
+    for path in SDK_CHOSEN:
+        node: object = body
+        for key in path:
+            node = node.get(key) if isinstance(node, dict) else None
+        if node is not None:
+            pointers.append("/body/" + "/".join(path))
+    return pointers
+
+
+def record(draft: Path, command: str, *, first_wait: float = 5.0, settle: float = 0.5) -> Recording:
+    """Run the draft's sends against the SDK `command`; return the draft with recorded expects."""
+    document = load_draft(draft)
+    sends = _sends(document, draft)
+    try:
+        target = command_target(command)
+    except ValueError as exc:
+        raise RecordError(str(exc)) from None
+    session = SdkSession(target.factory)
+    result = copy.deepcopy(document)
+    steps: list[dict] = []
+    recording = Recording(result)
+    try:
+        session.ensure_started(time.monotonic() + max(first_wait, 10.0))
+        session.reset(time.monotonic() + first_wait)
+        for index, step in sends:
+            steps.append(document["steps"][index])
+            session.send(step.payload, time.monotonic() + first_wait)
+            wait = first_wait
+            while True:
+                try:
+                    payload = session.receive(time.monotonic() + wait)
+                except TransportTimeout:
+                    break
+                wait = settle
+                envelope = decode(payload)
+                recording.frames += 1
+                if envelope.get("id") != step.exchange_id:
+                    recording.warnings.append(
+                        f"step {index}: the SDK answered with id {envelope.get('id')!r}, the "
+                        f"exchange id is {step.exchange_id!r}"
+                    )
+                recorded: dict = {
+                    "expect": {"kind": envelope.get("kind"), "body": envelope.get("body")}
+                }
+                vary = suggested_vary(envelope)
+                if vary:
+                    recorded["vary"] = vary
+                steps.append(recorded)
+    except (SessionError, TransportError) as exc:
+        reason = getattr(exc, "reason", str(exc))
+        recording.warnings.append(f"the session ended early: {reason}")
+    finally:
+        session.shutdown()
+    result["steps"] = steps
+    title = str(document.get("title", ""))
+    result["title"] = title if title.startswith("DRAFT: ") else "DRAFT: " + title
+    note = DRAFT_NOTE.format(command=command)
+    result["notes"] = note + (
+        " Original notes: " + document["notes"] if document.get("notes") else ""
+    )
+    return recording
+
+
+def write_recording(recording: Recording, path: Path, force: bool) -> None:
+    """Write the draft; an existing file is replaced only with `force`."""
+    if path.exists() and not force:
+        raise RecordError(f"{path} exists; pass --force to replace this draft")
+    path.write_text(format_document(recording.document), encoding="utf-8")

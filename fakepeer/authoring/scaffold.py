@@ -1,0 +1,121 @@
+"""`fixtures new`: a fixture skeleton in the right folder, with the right id and file name.
+
+The skeleton deliberately fails `validate` until its TODOs are filled (the quote must be real
+RFD 2 text), so a scaffold can never be committed by accident as a passing fixture.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from fakepeer.authoring.formatting import format_document
+from fakepeer.cases import fixture_schema
+
+ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9_.-]*")
+SCOPE = {"workspace_id": "ws-conform", "application_id": "app-conform"}
+
+
+class ScaffoldError(Exception):
+    """The id, category or target path is not usable; the message says why."""
+
+
+def categories() -> list[str]:
+    """The categories the fixture schema allows."""
+    return list(fixture_schema()["properties"]["category"]["enum"])
+
+
+def _steps(category: str) -> list[dict]:
+    if category == "registration":
+        return [
+            {
+                "send": {
+                    "kind": "conform.register",
+                    "body": {
+                        "scope": SCOPE,
+                        "release_id": "rel-conform-1",
+                        "instance_id": "conform-instance-1",
+                    },
+                }
+            },
+            {"expect": {"kind": "register", "body": {}}, "vary": ["/body/*"]},
+            {
+                "send": {
+                    "kind": "register_ack",
+                    "body": {"version": "1.0", "capabilities": [], "required_capabilities": []},
+                }
+            },
+            {
+                "expect": {
+                    "kind": "conform.registration_outcome",
+                    "body": {"status": "registered", "version": "1.0", "capabilities": []},
+                }
+            },
+        ]
+    if category == "manifest":
+        return [
+            {
+                "send": {
+                    "kind": "conform.publish",
+                    "body": {
+                        "scope": SCOPE,
+                        "expected_parent": None,
+                        "registry": {"functions": [{"id": "f"}], "triggers": []},
+                    },
+                }
+            },
+            {"expect": {"kind": "publish_manifest", "body": {}}, "vary": ["/body/*"]},
+        ]
+    value = {"t": "str", "v": "TODO"}
+    return [
+        {
+            "send": {
+                "kind": "invoke",
+                "body": {
+                    "run_id": "run-1",
+                    "function_id": "conform.echo",
+                    "mode": "discover",
+                    "input": value,
+                    "history": [],
+                },
+            }
+        },
+        {"expect": {"kind": "completed", "body": {"value": value}}},
+    ]
+
+
+def scaffold(fixture_id: str, category: str) -> dict:
+    """The skeleton document for a new fixture."""
+    if category not in categories():
+        raise ScaffoldError(
+            f"unknown category {category!r}; expected one of {', '.join(categories())}"
+        )
+    if not ID_PATTERN.fullmatch(fixture_id):
+        raise ScaffoldError(f"id {fixture_id!r} must match [a-z0-9][a-z0-9_.-]*")
+    if not fixture_id.startswith(category + "."):
+        raise ScaffoldError(f"id {fixture_id!r} must start with its category: {category}.…")
+    return {
+        "id": fixture_id,
+        "title": "TODO: one line saying what the SDK must do",
+        "rule": {
+            "section": "TODO: the RFD 2 topic",
+            "quote": "TODO: copy the exact RFD 2 sentence (or part of one) this fixture checks",
+            "protocol": "§TODO",
+        },
+        "category": category,
+        "level": "required",
+        "capabilities": [],
+        "notes": "TODO: the wrong SDK behaviour this fixture catches.",
+        "steps": _steps(category),
+    }
+
+
+def write_scaffold(fixture_id: str, category: str, root: Path, force: bool = False) -> Path:
+    """Write `<root>/<category>/<id>.json`; refuse to replace an existing file unless `force`."""
+    document = scaffold(fixture_id, category)
+    path = root / category / f"{fixture_id}.json"
+    if path.exists() and not force:
+        raise ScaffoldError(f"{path} exists; pass --force to replace it")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(format_document(document), encoding="utf-8")
+    return path

@@ -1,0 +1,186 @@
+"""`fixtures validate`: the loader's checks plus the semantic rules of docs/fixtures.md.
+
+The loader (shared with `run`) checks the schema, file naming, unique ids and macros; this module
+adds what only an author needs told: the quote really is RFD 2, the § exists, the kinds go the
+right way, the capabilities exist. Problems name the file, a JSON pointer and what was expected.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from fakepeer.authoring.docs import Rfd, load_rfd, protocol_sections, section_refs
+from fakepeer.authoring.kinds import CAPABILITIES_1_0, EXPECT_KINDS, SEND_KINDS
+from fakepeer.cases import FixtureError, FixtureProblem, fixture_files, load_fixture_file
+
+RECORDED_SUFFIX = ".recorded.json"
+
+
+def validate_paths(paths: Iterable[Path | str]) -> tuple[int, list[FixtureProblem]]:
+    """Check every fixture file under `paths`; return (files checked, problems)."""
+    try:
+        files = fixture_files(paths)
+    except FixtureError as exc:
+        return 0, exc.problems
+    rfd = load_rfd()
+    sections = protocol_sections()
+    problems: list[FixtureProblem] = []
+    first_seen: dict[str, Path] = {}
+    for file in files:
+        if file.name.endswith(RECORDED_SUFFIX):
+            problems.append(
+                FixtureProblem(
+                    file,
+                    "",
+                    "a recorded draft is not a fixture: review every expect, then save it as "
+                    "<id>.json (and delete the .recorded.json file)",
+                )
+            )
+            continue
+        try:
+            fixture = load_fixture_file(file)
+        except FixtureError as exc:
+            problems.extend(exc.problems)
+        else:
+            if fixture.id in first_seen:
+                problems.append(
+                    FixtureProblem(
+                        file, "/id", f"id {fixture.id!r} is also used by {first_seen[fixture.id]}"
+                    )
+                )
+            else:
+                first_seen[fixture.id] = file
+        document = _read(file)
+        if isinstance(document, dict):
+            problems.extend(semantic_problems(document, file, rfd, sections))
+    return len(files), _unique(problems)
+
+
+def _read(file: Path) -> object:
+    try:
+        return json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None  # the loader has already reported it
+
+
+def semantic_problems(
+    document: dict, file: Path | None, rfd: Rfd, sections: frozenset[str]
+) -> list[FixtureProblem]:
+    """Rules the schema cannot express; tolerant of shape errors the schema reports."""
+    problems: list[FixtureProblem] = []
+
+    def problem(pointer: str, message: str) -> None:
+        problems.append(FixtureProblem(file, pointer, message))
+
+    ident, category = document.get("id"), document.get("category")
+    if (
+        isinstance(ident, str)
+        and isinstance(category, str)
+        and not ident.startswith(category + ".")
+    ):
+        problem("/id", f"an id starts with its category and a dot ({category}.…), got {ident!r}")
+    rule = document.get("rule")
+    if isinstance(rule, dict):
+        quote = rule.get("quote")
+        if isinstance(quote, str) and not rfd.contains(quote):
+            problem(
+                "/rule/quote",
+                "expected an exact quote of docs/rfd-2-execution-protocol.txt "
+                "(whitespace-insensitive); this text does not occur in it",
+            )
+        reference = rule.get("protocol")
+        if isinstance(reference, str):
+            refs = section_refs(reference)
+            if not refs:
+                problem(
+                    "/rule/protocol",
+                    f"expected a docs/protocol.md section like §7.2, got {reference!r}",
+                )
+            for ref in refs:
+                if ref not in sections:
+                    problem("/rule/protocol", f"docs/protocol.md has no section §{ref}")
+    capabilities = document.get("capabilities")
+    if isinstance(capabilities, list):
+        for index, name in enumerate(capabilities):
+            if isinstance(name, str) and name not in CAPABILITIES_1_0:
+                known = ", ".join(sorted(CAPABILITIES_1_0))
+                problem(
+                    f"/capabilities/{index}", f"expected a §7.3 capability ({known}), got {name!r}"
+                )
+    steps = document.get("steps")
+    if isinstance(steps, list):
+        for index, step in enumerate(steps):
+            if isinstance(step, dict):
+                problems.extend(_step_problems(step, f"/steps/{index}", file))
+    return problems
+
+
+def _step_problems(step: dict, pointer: str, file: Path | None) -> list[FixtureProblem]:
+    problems = []
+    send, expect = step.get("send"), step.get("expect")
+    for member, part in (("send", send), ("expect", expect)):
+        if isinstance(part, dict):
+            for where in (
+                *_near_macros(part.get("body"), f"{pointer}/{member}/body"),
+                *_near_macros(part.get("extra"), f"{pointer}/{member}/extra"),
+            ):
+                problems.append(
+                    FixtureProblem(
+                        file,
+                        where,
+                        "a member starting with $ makes a macro only when it is the object's "
+                        "only member; this object has others, so it would be sent literally",
+                    )
+                )
+    if isinstance(send, dict) and isinstance(send.get("kind"), str):
+        if send["kind"] not in SEND_KINDS:
+            problems.append(
+                FixtureProblem(
+                    file,
+                    f"{pointer}/send/kind",
+                    f"expected a bench-to-host kind ({', '.join(sorted(SEND_KINDS))}), got "
+                    f"{send['kind']!r}; send an unknown kind on purpose with send_raw",
+                )
+            )
+    if isinstance(expect, dict) and isinstance(expect.get("kind"), str):
+        if expect["kind"] not in EXPECT_KINDS:
+            problems.append(
+                FixtureProblem(
+                    file,
+                    f"{pointer}/expect/kind",
+                    f"expected a host-to-bench kind ({', '.join(sorted(EXPECT_KINDS))}), got "
+                    f"{expect['kind']!r}",
+                )
+            )
+    return problems
+
+
+def _near_macros(node: object, pointer: str) -> list[str]:
+    """Pointers of objects that mix a `$name` member with other members."""
+    found = []
+    if isinstance(node, dict):
+        if len(node) > 1 and any(str(key).startswith("$") for key in node):
+            found.append(pointer)
+        for key, value in node.items():
+            found.extend(_near_macros(value, f"{pointer}/{_escape(str(key))}"))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            found.extend(_near_macros(value, f"{pointer}/{index}"))
+    return found
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def _unique(problems: list[FixtureProblem]) -> list[FixtureProblem]:
+    seen: set[tuple[str, str, str]] = set()
+    result = []
+    for problem in problems:
+        key = (str(problem.file), problem.pointer, problem.message)
+        if key not in seen:
+            seen.add(key)
+            result.append(problem)
+    return result

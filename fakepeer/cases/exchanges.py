@@ -1,0 +1,69 @@
+"""Exchange-id assignment (docs/fixtures.md "Identifiers").
+
+A send of a request kind opens a new exchange `<fixture id>#<n>`; a send of a server answer kind
+reuses the current exchange; an expect must see the current exchange id. Kinds that are neither
+(an unknown kind, a worker kind sent the wrong way) are treated like requests: the SDK answers
+them on their own id, as §10.9 says it answers any frame it cannot decode.
+"""
+
+from __future__ import annotations
+
+import json
+
+# The server answers of §14 (S→W kinds that answer a worker request). Listed in docs/fixtures.md.
+SERVER_ANSWER_KINDS = frozenset(
+    {
+        "register_ack",
+        "register_refused",
+        "manifest_activated",
+        "manifest_conflict",
+        "manifest_rejected",
+    }
+)
+
+NO_USABLE_ID = "-"
+
+
+class ExchangeCounter:
+    """Tracks the current exchange id while walking one fixture's steps."""
+
+    def __init__(self, fixture_id: str) -> None:
+        self.fixture_id = fixture_id
+        self.opened = 0
+        self.current: str | None = None
+
+    def for_send(self, kind: str, explicit_id: str | None) -> str:
+        """Return the id an envelope send carries, opening an exchange when the kind is a request."""
+        if kind in SERVER_ANSWER_KINDS:
+            if explicit_id is not None:
+                return explicit_id
+            return self.current if self.current is not None else self._open()
+        self._open()
+        if explicit_id is not None:
+            self.current = explicit_id
+        return self.current  # type: ignore[return-value]
+
+    def for_raw(self, payload: bytes) -> str:
+        """A raw frame opens an exchange answered on its own string id, or `"-"` (§10.9)."""
+        self.opened += 1
+        self.current = usable_id(payload)
+        return self.current
+
+    def for_expect(self) -> str:
+        return self.current if self.current is not None else NO_USABLE_ID
+
+    def _open(self) -> str:
+        self.opened += 1
+        self.current = f"{self.fixture_id}#{self.opened}"
+        return self.current
+
+
+def usable_id(payload: bytes) -> str:
+    """The `id` an SDK must echo for a raw frame: its string `id`, else `"-"`."""
+    try:
+        document = json.loads(payload.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return NO_USABLE_ID
+    if isinstance(document, dict) and isinstance(document.get("id"), str):
+        return document["id"]
+    return NO_USABLE_ID

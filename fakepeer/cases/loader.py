@@ -1,0 +1,193 @@
+"""Loading fixture files: schema check, semantic checks, macro expansion, exchange ids.
+
+`load_fixtures` is shared by `ryusen-conform run` and `ryusen-conform fixtures validate`, so a
+fixture that validates is a fixture that runs.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from fakepeer.cases.errors import FixtureError, FixtureProblem
+from fakepeer.cases.exchanges import ExchangeCounter
+from fakepeer.cases.macros import MacroError, expand
+from fakepeer.cases.model import ExpectStep, Fixture, RawSendStep, Rule, SendStep, Step
+from fakepeer.cases.pointer import join
+from fakepeer.cases.schema import schema_problems
+
+DEFAULT_VERSION = "1.0"
+
+
+def repository_root() -> Path:
+    """The checkout that holds the `fakepeer` package (fixtures/, runners/ live beside it)."""
+    return Path(__file__).resolve().parents[2]
+
+
+def default_fixture_dir() -> Path:
+    return repository_root() / "fixtures"
+
+
+def fixture_files(paths: Iterable[Path | str]) -> list[Path]:
+    """Every `*.json` file named directly or found (recursively) under a named folder, sorted."""
+    files: set[Path] = set()
+    for path in map(Path, paths):
+        if path.is_dir():
+            files.update(p for p in path.rglob("*.json") if p.is_file())
+        elif path.is_file():
+            files.add(path)
+        else:
+            raise FixtureError([FixtureProblem(path, "", "no such file or folder")])
+    return sorted(files)
+
+
+def load_fixtures(paths: Iterable[Path | str] | None = None) -> list[Fixture]:
+    """Load and check every fixture under `paths` (default: the repository's fixtures/ folder).
+
+    Returns the fixtures sorted by id. Raises FixtureError listing every problem in every file.
+    """
+    files = fixture_files([default_fixture_dir()] if paths is None else paths)
+    fixtures: list[Fixture] = []
+    problems: list[FixtureProblem] = []
+    first_seen: dict[str, Path] = {}
+    for file in files:
+        try:
+            fixture = load_fixture_file(file)
+        except FixtureError as exc:
+            problems.extend(exc.problems)
+            continue
+        if fixture.id in first_seen:
+            problems.append(
+                FixtureProblem(file, "/id", f"id {fixture.id!r} is also used by {first_seen[fixture.id]}")
+            )
+            continue
+        first_seen[fixture.id] = file
+        fixtures.append(fixture)
+    if problems:
+        raise FixtureError(problems)
+    return sorted(fixtures, key=lambda fixture: fixture.id)
+
+
+def load_fixture_file(file: Path) -> Fixture:
+    """Read one fixture file; its name must be `<id>.json` inside a folder named after its category."""
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise FixtureError([FixtureProblem(file, "", f"cannot read: {exc}")]) from None
+    try:
+        document = json.loads(text, object_pairs_hook=_refuse_duplicate_keys)
+    except ValueError as exc:
+        raise FixtureError([FixtureProblem(file, "", f"not valid JSON: {exc}")]) from None
+    fixture = fixture_from_document(document, file)
+    problems = []
+    if file.stem != fixture.id:
+        problems.append(FixtureProblem(file, "/id", f"the file must be named {fixture.id}.json"))
+    if file.parent.name != fixture.category:
+        problems.append(
+            FixtureProblem(
+                file, "/category", f"{fixture.category!r} fixtures live in a folder named "
+                f"{fixture.category!r}, not {file.parent.name!r}"
+            )
+        )
+    if problems:
+        raise FixtureError(problems)
+    return fixture
+
+
+def fixture_from_document(document: object, file: Path | None = None) -> Fixture:
+    """Check one fixture document against the schema and build the runnable Fixture."""
+    problems = schema_problems(document, file)
+    if problems:
+        raise FixtureError(problems)
+    assert isinstance(document, dict)
+    counter = ExchangeCounter(document["id"])
+    steps: list[Step] = []
+    for index, raw_step in enumerate(document["steps"]):
+        try:
+            steps.append(_build_step(raw_step, ("steps", index), counter))
+        except MacroError as exc:
+            raise FixtureError([FixtureProblem(file, exc.pointer, exc.message)]) from None
+        except _StepProblem as exc:
+            raise FixtureError([FixtureProblem(file, exc.pointer, exc.message)]) from None
+    if not any(isinstance(step, ExpectStep) for step in steps):
+        problems.append(FixtureProblem(file, "/steps", "a fixture has at least one expect step"))
+        raise FixtureError(problems)
+    rule = document["rule"]
+    return Fixture(
+        id=document["id"],
+        title=document["title"],
+        rule=Rule(rule["section"], rule["quote"], rule.get("protocol")),
+        category=document["category"],
+        level=document["level"],
+        capabilities=tuple(document["capabilities"]),
+        steps=tuple(steps),
+        path=file,
+        notes=document.get("notes"),
+        document=document,
+    )
+
+
+class _StepProblem(Exception):
+    def __init__(self, pointer: str, message: str) -> None:
+        self.pointer = pointer
+        self.message = message
+
+
+def _build_step(raw: dict, path: tuple, counter: ExchangeCounter) -> Step:
+    if "send" in raw:
+        send = raw["send"]
+        kind = send["kind"]
+        envelope_id = counter.for_send(kind, send.get("id"))
+        body = expand(send["body"], (*path, "send", "body"))
+        extra = expand(send.get("extra", {}), (*path, "send", "extra"))
+        envelope = {"version": send.get("version", DEFAULT_VERSION), "kind": kind, "id": envelope_id}
+        envelope["body"] = body
+        for key, value in extra.items():
+            envelope.setdefault(key, value)
+        payload = encode_envelope(envelope)
+        return SendStep(envelope=envelope, payload=payload, exchange_id=envelope_id)
+    if "send_raw" in raw:
+        try:
+            payload = raw["send_raw"].encode("utf-8")
+        except UnicodeEncodeError:
+            raise _StepProblem(
+                join((*path, "send_raw")),
+                "the text has a lone surrogate, so it has no UTF-8; use send_raw_base64",
+            ) from None
+        return RawSendStep(payload=payload, exchange_id=counter.for_raw(payload))
+    if "send_raw_base64" in raw:
+        try:
+            payload = base64.b64decode(raw["send_raw_base64"], validate=True)
+        except binascii.Error as exc:
+            raise _StepProblem(join((*path, "send_raw_base64")), f"not base64: {exc}") from None
+        return RawSendStep(payload=payload, exchange_id=counter.for_raw(payload))
+    expect = raw["expect"]
+    body = expand(expect["body"], (*path, "expect", "body"))
+    derive = tuple(raw.get("derive", {}).items())
+    return ExpectStep(
+        kind=expect["kind"],
+        body=body,  # type: ignore[arg-type]
+        exchange_id=counter.for_expect(),
+        vary=tuple(raw.get("vary", ())),
+        derive=derive,
+    )
+
+
+def encode_envelope(envelope: dict) -> bytes:
+    """Compact JSON text of an envelope: UTF-8 as is, or \\u escapes when it holds a lone surrogate."""
+    try:
+        return json.dumps(envelope, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(envelope, separators=(",", ":")).encode("ascii")
+
+
+def _refuse_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:
+    result: dict = {}
+    for key, value in pairs:
+        if key in result:
+            raise ValueError(f"the member {key!r} appears twice in one object")
+        result[key] = value
+    return result

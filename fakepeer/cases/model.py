@@ -1,0 +1,80 @@
+"""The in-memory form of a loaded fixture: steps already expanded, ids assigned, bytes encoded.
+
+Everything a run needs per step is computed once at load time, so the hot loop only writes
+prepared bytes and compares canonical bytes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+Level = Literal["required", "recommended"]
+
+
+@dataclass(frozen=True)
+class SendStep:
+    """Send one envelope; `payload` is its encoded JSON text."""
+
+    envelope: dict
+    payload: bytes
+    exchange_id: str
+
+
+@dataclass(frozen=True)
+class RawSendStep:
+    """Send one frame of arbitrary bytes (malformed-frame tests)."""
+
+    payload: bytes
+    exchange_id: str
+
+
+@dataclass(frozen=True)
+class ExpectStep:
+    """Read the next SDK frame and compare its kind and body; `exchange_id` is the id it must carry."""
+
+    kind: str
+    body: dict
+    exchange_id: str
+    vary: tuple[str, ...] = ()
+    derive: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def expected(self) -> dict:
+        """The compared part of the envelope."""
+        return {"kind": self.kind, "body": self.body}
+
+
+Step = SendStep | RawSendStep | ExpectStep
+
+
+@dataclass(frozen=True)
+class Rule:
+    section: str
+    quote: str
+    protocol: str | None = None
+
+
+@dataclass(frozen=True)
+class Fixture:
+    """One conformance case, ready to run."""
+
+    id: str
+    title: str
+    rule: Rule
+    category: str
+    level: Level
+    capabilities: tuple[str, ...]
+    steps: tuple[Step, ...]
+    path: Path | None = None
+    notes: str | None = None
+    document: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def required(self) -> bool:
+        return self.level == "required"
+
+    def missing_capabilities(self, offered: frozenset[str] | set[str]) -> list[str]:
+        """Capabilities this case needs that the SDK did not offer, sorted."""
+        return sorted(set(self.capabilities) - set(offered))

@@ -1,0 +1,53 @@
+"""The fixture JSON Schema (fixture.schema.json), with a cached validator and readable errors."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError, best_match
+
+from fakepeer.cases.errors import FixtureProblem
+from fakepeer.cases.pointer import join
+
+SCHEMA_FILE = "fixture.schema.json"
+_STEP_KINDS = "a step has exactly one of send, send_raw, send_raw_base64, expect"
+
+
+@cache
+def fixture_schema() -> dict:
+    """The fixture schema document."""
+    text = resources.files("fakepeer.cases").joinpath(SCHEMA_FILE).read_text("utf-8")
+    return json.loads(text)
+
+
+@cache
+def _validator() -> Draft202012Validator:
+    return Draft202012Validator(fixture_schema())
+
+
+def schema_problems(document: object, file: Path | None) -> list[FixtureProblem]:
+    """Every schema violation of one fixture document, deepest cause first, in document order."""
+    problems = []
+    for error in _validator().iter_errors(document):
+        cause = best_match([error, *error.context]) if error.context else error
+        problems.append(FixtureProblem(file, join(cause.absolute_path), _explain(cause)))
+    problems.sort(key=lambda problem: problem.pointer)
+    return problems
+
+
+def _explain(error: ValidationError) -> str:
+    if "no_step_kind" in "/".join(str(part) for part in error.absolute_schema_path) or (
+        error.validator == "required" and error.schema.get("description", "").startswith("A step")
+    ):
+        keys = ", ".join(sorted(error.instance)) if isinstance(error.instance, dict) else ""
+        return f"{_STEP_KINDS}; found {keys or 'nothing'}"
+    if error.validator == "pattern":
+        return f"{error.instance!r} does not match the pattern {error.validator_value!r}"
+    if error.validator == "enum":
+        choices = ", ".join(json.dumps(value) for value in error.validator_value)
+        return f"{json.dumps(error.instance)} is not one of {choices}"
+    return error.message

@@ -1,0 +1,306 @@
+"""Comparing an SDK frame with a fixture's expectation (docs/fixtures.md "Comparison").
+
+Fast path: canonical bytes of both sides, after `vary` paths are removed, compared for equality.
+Only on a mismatch does deepdiff run, to list each differing JSON pointer with both values.
+Schema validation (every SDK frame) and `derive` checks report their own kinds of finding.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from fakepeer.cases.model import ExpectStep
+from fakepeer.cases.pointer import join, resolve, split
+from fakepeer.protocol.canonical import CanonicalizationError, canonical_bytes
+from fakepeer.protocol.version import is_supported
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "(absent)"
+
+
+MISSING = _Missing()
+VARIED = "<varies>"  # stands in for a varied array element, so later indexes keep their place
+
+FindingKind = Literal["value", "schema", "derive", "version"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One reason an SDK frame does not meet its expectation."""
+
+    kind: FindingKind
+    pointer: str
+    message: str
+    expected: object = MISSING
+    actual: object = MISSING
+
+    def to_json(self) -> dict:
+        record: dict = {"kind": self.kind, "pointer": self.pointer, "message": self.message}
+        if self.expected is not MISSING:
+            record["expected"] = self.expected
+        if self.actual is not MISSING:
+            record["actual"] = self.actual
+        return record
+
+    def __str__(self) -> str:
+        return f"[{self.kind}] {self.pointer or '(root)'}: {self.message}"
+
+
+Validator = Callable[[dict], Sequence[object]]
+
+
+def default_validator() -> Validator:
+    """The protocol model's per-kind JSON Schema validation (cached validators)."""
+    from fakepeer.protocol.schema import validate_message
+
+    return validate_message
+
+
+# ----------------------------------------------------------------------------- vary patterns
+
+
+class VaryPattern:
+    """A JSON pointer whose segments may be `*` (one segment) or `**` (any number of segments)."""
+
+    def __init__(self, pointer: str) -> None:
+        self.pointer = pointer
+        self.tokens = tuple(split(pointer))
+
+    def matches(self, path: Sequence[str]) -> bool:
+        return _match(self.tokens, tuple(path))
+
+    def may_match_below(self, path: Sequence[str]) -> bool:
+        """True when some path extending `path` could match (prunes the walk)."""
+        return _prefix_match(self.tokens, tuple(path))
+
+
+def _match(tokens: tuple[str, ...], path: tuple[str, ...]) -> bool:
+    if not tokens:
+        return not path
+    head, rest = tokens[0], tokens[1:]
+    if head == "**":
+        return any(_match(rest, path[i:]) for i in range(len(path) + 1))
+    if not path:
+        return False
+    return (head == "*" or head == path[0]) and _match(rest, path[1:])
+
+
+def _prefix_match(tokens: tuple[str, ...], path: tuple[str, ...]) -> bool:
+    if not path:
+        return True
+    if not tokens:
+        return False
+    head, rest = tokens[0], tokens[1:]
+    if head == "**":
+        return True
+    return (head == "*" or head == path[0]) and _prefix_match(rest, path[1:])
+
+
+def remove_varied(document: object, patterns: Sequence[VaryPattern]) -> object:
+    """Return a copy of `document` without the members the patterns match (the root never goes)."""
+    if not patterns:
+        return document
+    return _strip(document, (), patterns)
+
+
+def _strip(node: object, path: tuple[str, ...], patterns: Sequence[VaryPattern]) -> object:
+    live = [p for p in patterns if p.may_match_below(path)]
+    if not live:
+        return node
+    if isinstance(node, dict):
+        result = {}
+        for key, value in node.items():
+            child = (*path, key)
+            if any(p.matches(child) for p in live):
+                continue
+            result[key] = _strip(value, child, live)
+        return result
+    if isinstance(node, list):
+        items = []
+        for index, value in enumerate(node):
+            child = (*path, str(index))
+            items.append(VARIED if any(p.matches(child) for p in live) else _strip(value, child, live))
+        return items
+    return node
+
+
+# ----------------------------------------------------------------------------- comparison
+
+
+class Comparer:
+    """Compares SDK frames with expect steps; caches each step's prepared expected bytes."""
+
+    def __init__(self, validator: Validator | None = None) -> None:
+        self._validator = validator
+        self._expected_cache: dict[int, tuple] = {}
+
+    @property
+    def validator(self) -> Validator:
+        if self._validator is None:
+            self._validator = default_validator()
+        return self._validator
+
+    def compare(self, step: ExpectStep, envelope: dict) -> list[Finding]:
+        """Every finding for one decoded SDK frame; an empty list means the step passes."""
+        findings: list[Finding] = []
+        if not is_supported(envelope.get("version")):
+            findings.append(
+                Finding(
+                    "version",
+                    "/version",
+                    "an SDK frame must carry a 1.x version",
+                    expected="1.x",
+                    actual=envelope.get("version", MISSING),
+                )
+            )
+        for violation in self.validator(envelope):
+            findings.append(_schema_finding(violation))
+        patterns, expected, expected_text = self._prepared(step)
+        actual = remove_varied({"kind": envelope.get("kind"), "body": envelope.get("body")}, patterns)
+        if _sorted_json(actual) != expected_text and not canonically_equal(expected, actual):
+            findings.extend(explain(expected, actual))
+        findings.extend(check_derived(step.derive, envelope))
+        return findings
+
+    def _prepared(self, step: ExpectStep) -> tuple[tuple[VaryPattern, ...], object, str]:
+        cached = self._expected_cache.get(id(step))
+        if cached is None or cached[0] is not step:
+            pointers = [*step.vary, *(pointer for pointer, _ in step.derive)]
+            patterns = tuple(VaryPattern(pointer) for pointer in pointers)
+            expected = remove_varied(step.expected, patterns)
+            cached = (step, patterns, expected, _sorted_json(expected))
+            self._expected_cache[id(step)] = cached
+        return cached[1], cached[2], cached[3]
+
+
+def _sorted_json(document: object) -> str:
+    """A C-speed normal form: equal texts imply equal JSON; unequal texts go to the RFC 8785 check.
+
+    (It is stricter than JSON equality only for numbers, e.g. 1 vs 1.0, which RFC 8785 settles.)
+    """
+    try:
+        return json.dumps(document, sort_keys=True, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return "\0unencodable"
+
+
+def canonically_equal(left: object, right: object) -> bool:
+    """JSON equality as RFC 8785 defines it: equal canonical encodings."""
+    try:
+        return canonical_bytes(left) == canonical_bytes(right)
+    except CanonicalizationError:
+        return False
+
+
+def compare_frame(step: ExpectStep, envelope: dict, validator: Validator | None = None) -> list[Finding]:
+    """One-shot comparison (see Comparer for the cached form)."""
+    return Comparer(validator).compare(step, envelope)
+
+
+def _schema_finding(violation: object) -> Finding:
+    pointer = getattr(violation, "pointer", "")
+    message = getattr(violation, "message", str(violation))
+    return Finding("schema", pointer, f"schema violation: {message}")
+
+
+# ----------------------------------------------------------------------------- explanations
+
+
+def explain(expected: object, actual: object) -> list[Finding]:
+    """List each differing JSON pointer with the expected and actual values (deepdiff)."""
+    from deepdiff import DeepDiff
+
+    diff = DeepDiff(expected, actual, view="tree", verbose_level=2)
+    findings = []
+    for levels in diff.values():
+        for level in levels:
+            pointer = join(level.path(output_format="list"))
+            before = MISSING if _absent(level.t1) else level.t1
+            after = MISSING if _absent(level.t2) else level.t2
+            findings.append(
+                Finding(
+                    "value",
+                    pointer,
+                    f"expected {render(before)}, got {render(after)}",
+                    expected=before,
+                    actual=after,
+                )
+            )
+    if not findings:  # equal as Python values but not as JSON (1 vs 1.0, True vs 1)
+        findings.append(
+            Finding("value", "", "the documents differ in JSON number or boolean types",
+                    expected=expected, actual=actual)
+        )
+    findings.sort(key=lambda finding: finding.pointer)
+    return findings
+
+
+def _absent(value: object) -> bool:
+    return type(value).__name__ == "NotPresent"
+
+
+def render(value: object, limit: int = 200) -> str:
+    """Compact JSON for a diff line, cut to `limit` characters."""
+    if value is MISSING:
+        return "(absent)"
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def diff_text(findings: Iterable[Finding]) -> str:
+    """The findings as lines for people."""
+    return "\n".join(str(finding) for finding in findings)
+
+
+# ----------------------------------------------------------------------------- derive
+
+
+def check_derived(derive: Iterable[tuple[str, str]], envelope: dict) -> list[Finding]:
+    """For each `pointer -> name`, the actual value must equal the value computed from the frame."""
+    findings = []
+    for pointer, name in derive:
+        try:
+            computed = derive_value(name, envelope)
+        except (KeyError, TypeError, ValueError, binascii.Error) as exc:
+            findings.append(Finding("derive", pointer, f"cannot compute {name} from the frame: {exc}"))
+            continue
+        try:
+            actual = resolve(envelope, pointer)
+        except KeyError:
+            actual = MISSING
+        if actual != computed:
+            findings.append(
+                Finding(
+                    "derive",
+                    pointer,
+                    f"{name}: expected the computed {render(computed)}, got {render(actual)}",
+                    expected=computed,
+                    actual=actual,
+                )
+            )
+    return findings
+
+
+def derive_value(name: str, envelope: dict) -> object:
+    """Compute a derived value with the protocol model (docs/fixtures.md `derive`)."""
+    from fakepeer.protocol import manifest
+
+    body = envelope["body"]
+    if name == "unversioned_group":
+        return manifest.unversioned_group(body["contract"], body["functions"], body["manifest_hash"])
+    if name == "manifest_hash":
+        contents = body["contents"]
+        if not isinstance(contents, str):
+            raise TypeError("contents is not a base64 string")
+        return manifest.manifest_hash(base64.b64decode(contents, validate=True))
+    raise ValueError(f"unknown derived value {name!r}")

@@ -1,0 +1,691 @@
+"""The message catalog (docs/protocol.md §14) and the first four steps of frame decoding (§2).
+
+`KINDS` is the single list of kinds the bench knows: schemas, the fake peer and the fixture
+runner all read it. `parse_envelope` turns one frame payload into an envelope dict or raises
+`ProtocolViolation` with the category and pointer §2 prescribes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+from fakepeer.protocol.limits import MAX_ID_CHARS
+from fakepeer.protocol.values import DuplicateKeyObject
+from fakepeer.protocol.version import SUPPORTED_MAJOR, parse_version
+
+Direction = Literal["S->W", "W->S", "both", "B->H", "H->B"]
+
+MALFORMED: Final = "protocol.malformed"
+UNSUPPORTED_VERSION: Final = "protocol.unsupported_version"
+UNKNOWN_VARIANT: Final = "protocol.unknown_variant"
+
+#: The envelope's members, in the order §2 checks them.
+ENVELOPE_MEMBERS: Final = ("version", "kind", "id", "body")
+
+_H = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+_H1 = "sha256:" + "1" * 64
+_H2 = "sha256:" + "2" * 64
+_H3 = "sha256:" + "3" * 64
+_SCOPE = {"workspace_id": "ws-conform", "application_id": "app-conform"}
+_CAPS = [
+    "child_invocations",
+    "compensation",
+    "event_emission",
+    "event_waits",
+    "json_convenience",
+    "timers",
+]
+_ERROR = {
+    "category": "payments.card_declined",
+    "message": "card declined",
+    "retryable": False,
+    "details": {"code": "51"},
+    "cause": {"category": "io.timeout", "message": "gateway", "retryable": True, "details": {}},
+}
+
+
+@dataclass(frozen=True)
+class MessageKind:
+    """One row of §14 plus what the bench needs to drive it."""
+
+    name: str
+    direction: Direction
+    section: str
+    #: Body members in §14 order: required, then optional.
+    required: tuple[str, ...]
+    optional: tuple[str, ...] = ()
+    #: A bench send of this kind opens a new exchange (`invoke` and bench-to-host `conform.*`).
+    opens_exchange: bool = False
+    #: A server answer the bench sends inside the current exchange (docs/fixtures.md Identifiers).
+    server_answer: bool = False
+    example: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def members(self) -> tuple[str, ...]:
+        """All body members in §14 order."""
+        return self.required + self.optional
+
+
+def _envelope(kind: str, body: dict[str, Any], ident: str = "example#1") -> dict[str, Any]:
+    return {"version": "1.0", "kind": kind, "id": ident, "body": body}
+
+
+_CATALOG: tuple[MessageKind, ...] = (
+    MessageKind(
+        "register",
+        "W->S",
+        "7.1",
+        (
+            "scope",
+            "release",
+            "instance_id",
+            "manifest_hash",
+            "functions",
+            "contract",
+            "versions",
+            "capabilities",
+            "capacity",
+            "sdk",
+        ),
+        example=_envelope(
+            "register",
+            {
+                "scope": _SCOPE,
+                "release": {"kind": "versioned", "id": "rel-conform-1"},
+                "instance_id": "conform-instance-1",
+                "manifest_hash": _H1,
+                "functions": [
+                    "conform.echo",
+                    "conform.program",
+                    "conform.saga",
+                    "conform.unportable",
+                ],
+                "contract": {
+                    "protocol_major": 1,
+                    "value_codec": "ryusen.tagged/1",
+                    "capabilities": _CAPS,
+                },
+                "versions": ["1.0"],
+                "capabilities": _CAPS,
+                "capacity": {"max_concurrent": 1},
+                "sdk": {
+                    "name": "ryusen-python",
+                    "version": "0.1.0",
+                    "language": "python",
+                    "runtime": "CPython 3.11.7",
+                },
+            },
+        ),
+    ),
+    MessageKind(
+        "register_ack",
+        "S->W",
+        "7.2",
+        ("version", "capabilities", "required_capabilities"),
+        server_answer=True,
+        example=_envelope(
+            "register_ack",
+            {
+                "version": "1.0",
+                "capabilities": ["compensation", "timers"],
+                "required_capabilities": [],
+            },
+        ),
+    ),
+    MessageKind(
+        "register_refused",
+        "S->W",
+        "7.2",
+        ("code", "message"),
+        server_answer=True,
+        example=_envelope(
+            "register_refused", {"code": "unauthorized_scope", "message": "not authorized"}
+        ),
+    ),
+    MessageKind(
+        "publish_manifest",
+        "W->S",
+        "8.4",
+        ("scope", "expected_parent", "functions", "triggers", "contents"),
+        example=_envelope(
+            "publish_manifest",
+            {
+                "scope": _SCOPE,
+                "expected_parent": None,
+                "functions": [{"id": "a"}, {"id": "b", "timeout_ms": "3600000"}],
+                "triggers": [{"id": "t1", "event": "order.created", "function": "a"}],
+                # base64 of the canonical contents bytes of exactly these declarations (§8.3)
+                "contents": (
+                    "eyJmb3JtYXQiOiJyeXVzZW4ubWFuaWZlc3QtY29udGVudHMvMSIsImZ1bmN0aW9ucyI6W3siaWQiOi"
+                    "JhIn0seyJpZCI6ImIiLCJ0aW1lb3V0X21zIjoiMzYwMDAwMCJ9XSwidHJpZ2dlcnMiOlt7ImV2ZW50"
+                    "Ijoib3JkZXIuY3JlYXRlZCIsImZ1bmN0aW9uIjoiYSIsImlkIjoidDEifV19"
+                ),
+            },
+        ),
+    ),
+    MessageKind(
+        "manifest_activated",
+        "S->W",
+        "8.5",
+        ("application_generation", "workspace_generation", "commit_order"),
+        server_answer=True,
+        example=_envelope(
+            "manifest_activated",
+            {"application_generation": _H1, "workspace_generation": _H2, "commit_order": 1},
+        ),
+    ),
+    MessageKind(
+        "manifest_conflict",
+        "S->W",
+        "8.5",
+        ("active_generation", "message"),
+        server_answer=True,
+        example=_envelope(
+            "manifest_conflict", {"active_generation": _H3, "message": "stale expected_parent"}
+        ),
+    ),
+    MessageKind(
+        "manifest_rejected",
+        "S->W",
+        "8.5",
+        ("code", "message"),
+        server_answer=True,
+        example=_envelope(
+            "manifest_rejected",
+            {"code": "undeclared_function", "message": "trigger t1 names function z"},
+        ),
+    ),
+    MessageKind(
+        "invoke",
+        "S->W",
+        "9.1",
+        ("run_id", "function_id", "mode", "input", "history"),
+        ("target",),
+        opens_exchange=True,
+        example=_envelope(
+            "invoke",
+            {
+                "run_id": "run-1",
+                "function_id": "conform.saga",
+                "mode": "forward",
+                "input": {"t": "object", "v": {"order": {"t": "str", "v": "A-1"}}},
+                "history": [
+                    {
+                        "step_id": "reserve",
+                        "status": "completed",
+                        "value": {"t": "str", "v": "reserved:A-1"},
+                    },
+                    {
+                        "step_id": "charge",
+                        "status": "failed",
+                        "error": {
+                            "category": "payments.declined",
+                            "message": "no",
+                            "retryable": False,
+                            "details": {},
+                        },
+                    },
+                ],
+                "target": {
+                    "run_id": "run-1",
+                    "step_id": "notify",
+                    "phase": "forward",
+                    "attempt": 2,
+                    "operation_id": "op-7f3a",
+                    "fencing_generation": "11",
+                },
+            },
+            "discovery.first-unresolved#1",
+        ),
+    ),
+    MessageKind(
+        "declared",
+        "W->S",
+        "10.1",
+        ("declaration",),
+        example=_envelope(
+            "declared",
+            {
+                "declaration": {
+                    "type": "step",
+                    "step_id": "charge",
+                    "name": "Charge card",
+                    "retry": {"max_attempts": 5, "backoff_ms": "1000"},
+                    "has_compensation": True,
+                }
+            },
+        ),
+    ),
+    MessageKind(
+        "completed",
+        "W->S",
+        "10.2",
+        ("value",),
+        example=_envelope("completed", {"value": {"t": "null"}}),
+    ),
+    MessageKind(
+        "failed",
+        "W->S",
+        "10.3",
+        ("error",),
+        example=_envelope("failed", {"error": _ERROR}),
+    ),
+    MessageKind(
+        "definition_blocked",
+        "W->S",
+        "10.5",
+        ("reason", "step_id"),
+        ("first_source", "duplicate_source"),
+        example=_envelope(
+            "definition_blocked",
+            {
+                "reason": "duplicate_step_id",
+                "step_id": "charge",
+                "first_source": {"file": "app.py", "line": 12},
+                "duplicate_source": {"file": "app.py", "line": 14},
+            },
+        ),
+    ),
+    MessageKind(
+        "step_completed",
+        "W->S",
+        "10.4",
+        ("operation_id", "attempt", "fencing_generation", "value"),
+        example=_envelope(
+            "step_completed",
+            {
+                "operation_id": "op-7f3a",
+                "attempt": 2,
+                "fencing_generation": "11",
+                "value": {"t": "object", "v": {"charged": {"t": "str", "v": "A-1"}}},
+            },
+        ),
+    ),
+    MessageKind(
+        "step_failed",
+        "W->S",
+        "10.4",
+        ("operation_id", "attempt", "fencing_generation", "error"),
+        example=_envelope(
+            "step_failed",
+            {"operation_id": "op-7f3a", "attempt": 2, "fencing_generation": "11", "error": _ERROR},
+        ),
+    ),
+    MessageKind(
+        "compensation_completed",
+        "W->S",
+        "10.4",
+        ("operation_id", "attempt", "fencing_generation", "value"),
+        example=_envelope(
+            "compensation_completed",
+            {
+                "operation_id": "op-9c1d",
+                "attempt": 1,
+                "fencing_generation": "12",
+                "value": {"t": "str", "v": "released:reserved:A-1"},
+            },
+        ),
+    ),
+    MessageKind(
+        "compensation_failed",
+        "W->S",
+        "10.4",
+        ("operation_id", "attempt", "fencing_generation", "error"),
+        example=_envelope(
+            "compensation_failed",
+            {
+                "operation_id": "op-9c1d",
+                "attempt": 1,
+                "fencing_generation": "12",
+                "error": {
+                    "category": "app.unhandled",
+                    "message": "refund gateway down",
+                    "retryable": True,
+                    "details": {},
+                },
+            },
+        ),
+    ),
+    MessageKind(
+        "target_not_found",
+        "W->S",
+        "10.6",
+        ("run_id", "step_id", "phase"),
+        example=_envelope(
+            "target_not_found", {"run_id": "run-1", "step_id": "notify", "phase": "forward"}
+        ),
+    ),
+    MessageKind(
+        "rejected_before_start",
+        "W->S",
+        "10.7",
+        ("request_id", "attempt", "fencing_generation", "reason"),
+        example=_envelope(
+            "rejected_before_start",
+            {
+                "request_id": "example#1",
+                "attempt": 2,
+                "fencing_generation": "11",
+                "reason": {"code": "admission_refused", "message": "draining", "retryable": True},
+            },
+        ),
+    ),
+    MessageKind(
+        "protocol_error",
+        "both",
+        "10.9",
+        ("error",),
+        example=_envelope(
+            "protocol_error",
+            {
+                "error": {
+                    "category": "protocol.invalid_value",
+                    "message": "not a canonical signed 64-bit decimal string",
+                    "retryable": False,
+                    "details": {"pointer": "/body/input/v/0"},
+                }
+            },
+        ),
+    ),
+    MessageKind(
+        "conform.reset",
+        "B->H",
+        "12.3",
+        (),
+        opens_exchange=True,
+        example=_envelope("conform.reset", {}),
+    ),
+    MessageKind(
+        "conform.register",
+        "B->H",
+        "12.3",
+        ("scope", "release_id", "instance_id"),
+        opens_exchange=True,
+        example=_envelope(
+            "conform.register",
+            {"scope": _SCOPE, "release_id": None, "instance_id": "conform-instance-1"},
+        ),
+    ),
+    MessageKind(
+        "conform.publish",
+        "B->H",
+        "12.3",
+        ("scope", "expected_parent"),
+        ("registry",),
+        opens_exchange=True,
+        example=_envelope(
+            "conform.publish",
+            {
+                "scope": _SCOPE,
+                "expected_parent": None,
+                "registry": {
+                    "functions": [{"id": "b", "timeout": "1h"}, {"id": "a"}],
+                    "triggers": [{"id": "t1", "event": "order.created", "function": "a"}],
+                },
+            },
+        ),
+    ),
+    MessageKind(
+        "conform.set_ambient",
+        "B->H",
+        "12.3",
+        ("key", "value"),
+        opens_exchange=True,
+        example=_envelope("conform.set_ambient", {"key": "branch", "value": "b"}),
+    ),
+    MessageKind(
+        "conform.set_admission",
+        "B->H",
+        "12.3",
+        ("open",),
+        opens_exchange=True,
+        example=_envelope("conform.set_admission", {"open": False}),
+    ),
+    MessageKind(
+        "conform.shutdown",
+        "B->H",
+        "12.3",
+        (),
+        opens_exchange=True,
+        example=_envelope("conform.shutdown", {}),
+    ),
+    MessageKind(
+        "conform.ack",
+        "H->B",
+        "12.3",
+        (),
+        example=_envelope("conform.ack", {}),
+    ),
+    MessageKind(
+        "conform.registration_outcome",
+        "H->B",
+        "12.3",
+        ("status",),
+        ("version", "capabilities", "code", "error"),
+        example=_envelope(
+            "conform.registration_outcome",
+            {"status": "registered", "version": "1.0", "capabilities": ["compensation", "timers"]},
+        ),
+    ),
+    MessageKind(
+        "conform.publication_outcome",
+        "H->B",
+        "12.3",
+        ("status",),
+        ("application_generation", "workspace_generation", "active_generation", "code", "error"),
+        example=_envelope(
+            "conform.publication_outcome",
+            {"status": "activated", "application_generation": _H1, "workspace_generation": _H2},
+        ),
+    ),
+)
+
+#: Every kind of §14, by name, in catalog order.
+KINDS: Final[dict[str, MessageKind]] = {kind.name: kind for kind in _CATALOG}
+
+#: Kinds whose bench send opens a new exchange (docs/fixtures.md Identifiers).
+REQUEST_KINDS: Final = frozenset(k.name for k in _CATALOG if k.opens_exchange)
+#: Server answers the bench sends within the current exchange.
+SERVER_ANSWER_KINDS: Final = frozenset(k.name for k in _CATALOG if k.server_answer)
+
+# A blob hash used by documentation examples of §3.1 (the SHA-256 of the empty string).
+EMPTY_SHA256: Final = _H
+
+
+class ProtocolViolation(Exception):
+    """A frame refused while decoding: `category` (`protocol.*`), `pointer`, human `message`.
+
+    `frame_id` is the frame's `id` when it had a valid one, else None (answer with `"-"`, §10.9).
+    """
+
+    def __init__(
+        self, category: str, pointer: str, message: str, frame_id: str | None = None
+    ) -> None:
+        super().__init__(f"{category} at JSON pointer {json.dumps(pointer)}: {message}")
+        self.category = category
+        self.pointer = pointer
+        self.message = message
+        self.frame_id = frame_id
+
+
+def _pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) == len(pairs):
+        return result
+    seen: set[str] = set()
+    repeated = []
+    for key, _ in pairs:
+        if key in seen and key not in repeated:
+            repeated.append(key)
+        seen.add(key)
+    marked = DuplicateKeyObject(result)
+    marked.duplicates = tuple(repeated)
+    return marked
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _has_lone_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def find_anomaly(doc: Any, skip: frozenset[int] = frozenset()) -> str | None:
+    """Describe the first repeated key or lone surrogate in a decoded document, or None.
+
+    Subtrees whose `id()` is in `skip` (tagged values, judged later by §3.4) are not searched.
+    Iterative, so documents nested as deeply as the JSON parser allows are fine.
+    """
+    stack = [doc]
+    while stack:
+        node = stack.pop()
+        if id(node) in skip:
+            continue
+        if isinstance(node, str):
+            if _has_lone_surrogate(node):
+                return "a string contains a lone surrogate escape"
+        elif isinstance(node, dict):
+            if type(node) is DuplicateKeyObject:
+                return f"an object names {list(node.duplicates)} twice"
+            for key, item in node.items():
+                if _has_lone_surrogate(key):
+                    return "an object key contains a lone surrogate escape"
+                stack.append(item)
+        elif isinstance(node, list):
+            stack.extend(node)
+    return None
+
+
+def loads_lenient(text: str) -> tuple[Any, bool]:
+    """Parse RFC 8259 JSON text; refuse NaN/Infinity, keep repeated keys and lone surrogates.
+
+    Returns the document and whether it may hold such anomalies (objects with a repeated key
+    come back as `DuplicateKeyObject`). Raises ValueError for text that is not JSON.
+    """
+    repeated = False
+
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        nonlocal repeated
+        result = _pairs_hook(pairs)
+        repeated = repeated or type(result) is DuplicateKeyObject
+        return result
+
+    try:
+        doc = json.loads(text, object_pairs_hook=hook, parse_constant=_refuse_constant)
+    except RecursionError as exc:
+        raise ValueError("JSON nesting too deep to decode") from exc
+    return doc, repeated or _SURROGATE_ESCAPE.search(text) is not None
+
+
+def loads_strict(text: str) -> Any:
+    """Parse RFC 8259 JSON text refusing repeated keys, NaN/Infinity and lone surrogates."""
+    doc, suspicious = loads_lenient(text)
+    if suspicious:
+        problem = find_anomaly(doc)
+        if problem is not None:
+            raise ValueError(problem)
+    return doc
+
+
+def _payload_text(payload: bytes) -> str:
+    if payload.startswith(b"\xef\xbb\xbf"):
+        raise ValueError("payload starts with a byte-order mark")
+    try:
+        return payload.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"payload is not UTF-8: {exc.reason} at byte {exc.start}") from exc
+
+
+def decode_json_payload(payload: bytes) -> Any:
+    """Strict UTF-8 JSON without BOM, repeated keys or lone surrogates; ValueError otherwise."""
+    return loads_strict(_payload_text(payload))
+
+
+def value_positions(envelope: Any) -> Iterator[tuple[str, Any]]:
+    """(pointer, value) of every tagged value the envelope's kind carries, in document order.
+
+    Tolerant of broken bodies: positions that are missing are simply not yielded.
+    """
+    if not isinstance(envelope, dict):
+        return
+    kind, body = envelope.get("kind"), envelope.get("body")
+    if not isinstance(body, dict):
+        return
+    if kind in ("completed", "step_completed", "compensation_completed") and "value" in body:
+        yield "/body/value", body["value"]
+    elif kind == "invoke":
+        if "input" in body:
+            yield "/body/input", body["input"]
+        history = body.get("history")
+        for index, entry in enumerate(history if isinstance(history, list) else []):
+            if isinstance(entry, dict) and entry.get("status") == "completed" and "value" in entry:
+                yield f"/body/history/{index}/value", entry["value"]
+    elif kind == "declared":
+        declaration = body.get("declaration")
+        for member in ("input", "payload"):
+            if isinstance(declaration, dict) and member in declaration:
+                yield f"/body/declaration/{member}", declaration[member]
+
+
+def _valid_id(value: Any) -> bool:
+    return isinstance(value, str) and 1 <= len(value) <= MAX_ID_CHARS
+
+
+def parse_envelope(payload: bytes) -> dict[str, Any]:
+    """Decode one frame payload through §2 steps 1-4 (JSON, shape, major, known kind).
+
+    Body members, limits and tagged values (steps 5-7) are checked by `decode.decode_frame`.
+    A repeated key or lone surrogate inside a tagged value is left for step 7 (the object comes
+    back as a `DuplicateKeyObject`); anywhere else it is `protocol.malformed` at `""`.
+    Raises ProtocolViolation with the first problem found.
+    """
+    try:
+        doc, suspicious = loads_lenient(_payload_text(payload))
+    except ValueError as exc:
+        raise ProtocolViolation(MALFORMED, "", f"not a JSON text: {exc}") from None
+    if suspicious:
+        # Inside a tagged value a repeated key or lone surrogate is a §3.4 conversion error,
+        # reported in step 7; anywhere else the frame does not decode.
+        inside = frozenset(id(value) for _, value in value_positions(doc))
+        known = isinstance(doc, dict) and doc.get("kind") in KINDS
+        problem = find_anomaly(doc, inside if known else frozenset())
+        if problem is not None:
+            raise ProtocolViolation(MALFORMED, "", f"not a JSON text: {problem}")
+    if not isinstance(doc, dict):
+        raise ProtocolViolation(MALFORMED, "", "an envelope must be a JSON object")
+    frame_id = doc["id"] if _valid_id(doc.get("id")) else None
+
+    def bad(pointer: str, message: str, category: str = MALFORMED) -> ProtocolViolation:
+        return ProtocolViolation(category, pointer, message, frame_id)
+
+    version = doc.get("version")
+    if not isinstance(version, str):
+        raise bad("/version", "member 'version' must be a string")
+    try:
+        major, _minor = parse_version(version)
+    except ValueError:
+        raise bad("/version", f"version {version!r} does not match MAJOR.MINOR") from None
+    kind = doc.get("kind")
+    if not isinstance(kind, str):
+        raise bad("/kind", "member 'kind' must be a string")
+    if not _valid_id(doc.get("id")):
+        raise bad("/id", f"member 'id' must be a string of 1 to {MAX_ID_CHARS} characters")
+    if not isinstance(doc.get("body"), dict):
+        raise bad("/body", "member 'body' must be a JSON object")
+    if major != SUPPORTED_MAJOR:
+        raise bad("/version", f"major version {major} is not spoken", UNSUPPORTED_VERSION)
+    if kind not in KINDS:
+        raise bad("/kind", f"unknown kind {kind!r}", UNKNOWN_VARIANT)
+    return doc

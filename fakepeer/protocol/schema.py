@@ -1,0 +1,160 @@
+"""JSON Schemas of every message kind (docs/protocol.md §14) and a fast cached validator.
+
+The schema files in `schemas/` are the published, machine-readable surface; `validate_message`
+is on the bench's hot path (every SDK frame), so validators are built once per kind and the
+deep value checks of §3 (canonical f64 text, depth, size) are delegated to `values.py`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator, validators
+from jsonschema.exceptions import ValidationError
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+from fakepeer.protocol._fastschema import Check, Compiler, strict_regex
+from fakepeer.protocol.messages import KINDS, value_positions
+from fakepeer.protocol.values import ConversionError, escape_pointer_token, validate_value
+
+COMMON = "common"
+_SCHEMA_DIR = "schemas"
+
+
+@dataclass(frozen=True)
+class SchemaViolation:
+    """One reason a message does not conform: where (`pointer`, RFC 6901) and why."""
+
+    pointer: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.pointer or '(root)'}: {self.message}"
+
+
+def _schema_text(name: str) -> str:
+    return (
+        resources.files("fakepeer.protocol")
+        .joinpath(_SCHEMA_DIR, f"{name}.schema.json")
+        .read_text(encoding="utf-8")
+    )
+
+
+@cache
+def _load(name: str) -> dict[str, Any]:
+    return json.loads(_schema_text(name))
+
+
+def load_schema(kind: str) -> dict[str, Any]:
+    """The schema document of a kind (or `common`), as a fresh dict the caller may modify."""
+    if kind != COMMON and kind not in KINDS:
+        raise KeyError(f"no schema for unknown kind {kind!r}")
+    return json.loads(json.dumps(_load(kind)))
+
+
+@cache
+def _registry() -> Registry:
+    common = _load(COMMON)
+    return Registry().with_resource(common["$id"], Resource.from_contents(common, DRAFT202012))
+
+
+# ECMA-262 `$` means end of input; Python's also matches before a final newline.
+_strict_regex = cache(strict_regex)
+
+
+def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    if validator.is_type(instance, "string") and not _strict_regex(pattern).search(instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+_Validator = validators.extend(Draft202012Validator, {"pattern": _pattern})
+
+
+@cache
+def _validator(kind: str) -> Any:
+    return _Validator(_load(kind), registry=_registry())
+
+
+@cache
+def _compiler() -> Compiler:
+    documents = {_load(name)["$id"]: _load(name) for name in (COMMON, *KINDS)}
+    return Compiler(documents)
+
+
+@cache
+def _fast_check(kind: str) -> Check:
+    return _compiler().compile_document(_load(kind)["$id"])
+
+
+def _pointer(path: Any) -> str:
+    return "".join("/" + escape_pointer_token(str(part)) for part in path)
+
+
+def _value_violations(envelope: dict[str, Any]) -> list[SchemaViolation]:
+    for pointer, value in value_positions(envelope):
+        try:
+            validate_value(value, pointer)
+        except ConversionError as exc:
+            return [SchemaViolation(exc.pointer, f"{exc.category}: {exc.reason}")]
+    return []
+
+
+def _inside(pointer: str, root: str) -> bool:
+    return pointer == root or pointer.startswith(root + "/")
+
+
+def schema_errors(envelope: dict[str, Any]) -> list[ValidationError]:
+    """The raw `jsonschema` errors of a known kind (slow path; for detailed diagnostics)."""
+    return list(_validator(envelope["kind"]).iter_errors(envelope))
+
+
+def validate_message(envelope: dict[str, Any]) -> list[SchemaViolation]:
+    """Every way `envelope` breaks its kind's schema or the §3 value rules; [] when valid.
+
+    An envelope whose `kind` is missing or unknown gives one violation at `/kind`. Problems
+    inside a tagged value are reported once per value, as §3.4 locates them (the innermost
+    invalid tagged value, with the `protocol.*` category in the message). A document nested
+    too deeply for recursive validation is reported through the value depth rule when a
+    value is the culprit, else as one violation at the root.
+    """
+    kind = envelope.get("kind") if isinstance(envelope, dict) else None
+    if not isinstance(kind, str) or kind not in KINDS:
+        return [SchemaViolation("/kind", f"unknown message kind {kind!r}")]
+    try:
+        if _fast_check(kind)(envelope):
+            return _value_violations(envelope)
+        errors = [(_pointer(e.absolute_path), e.message) for e in schema_errors(envelope)]
+    except RecursionError:
+        return _value_violations(envelope) or [
+            SchemaViolation("", "message nested too deeply to validate")
+        ]
+    violations = []
+    for root, value in value_positions(envelope):
+        if any(_inside(pointer, root) for pointer, _ in errors):
+            try:
+                validate_value(value, root)
+            except ConversionError as exc:
+                violations.append(SchemaViolation(exc.pointer, f"{exc.category}: {exc.reason}"))
+                errors = [(p, m) for p, m in errors if not _inside(p, root)]
+    violations += [SchemaViolation(pointer, message) for pointer, message in errors]
+    if not violations:  # the schema found nothing after all; still apply the value rules
+        violations = _value_violations(envelope)
+    return sorted(violations, key=lambda v: v.pointer)
+
+
+def export_schemas(out_dir: Path) -> list[Path]:
+    """Write `common.schema.json` and one `<kind>.schema.json` per kind into `out_dir`."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name in (COMMON, *KINDS):
+        path = out_dir / f"{name}.schema.json"
+        path.write_text(_schema_text(name), encoding="utf-8")
+        written.append(path)
+    return written

@@ -1,0 +1,135 @@
+"""Terminal output: a progress bar while running (TTY only) and the final tables and details."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Sequence
+from types import TracebackType
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from fakepeer.session.outcomes import OUTCOME_ORDER, Outcome
+from fakepeer.session.results import CaseResult, RunResult, SdkRun
+from fakepeer.session.targets import SdkTarget
+
+_STDERR_LINES = 20
+_STYLE = {
+    "pass": "green",
+    "fail": "red",
+    "error": "red bold",
+    "skip": "yellow",
+    "xfail": "cyan",
+    "xpass": "magenta",
+}
+
+
+def make_console() -> Console:
+    return Console(highlight=False, soft_wrap=True)
+
+
+class RunProgress:
+    """A rich progress bar per SDK, shown only when stdout is a terminal; otherwise silent."""
+
+    def __init__(self, console: Console, targets: Sequence[SdkTarget], total: int) -> None:
+        self.enabled = sys.stdout.isatty() and total > 0
+        self._progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[failed]} failing"),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        )
+        self._tasks = {}
+        self._lock = threading.Lock()
+        if self.enabled:
+            for target in targets:
+                self._tasks[target.label] = self._progress.add_task(
+                    escape(target.label), total=total, failed=0
+                )
+
+    def __enter__(self) -> RunProgress:
+        if self.enabled:
+            self._progress.start()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if self.enabled:
+            self._progress.stop()
+
+    def advance(self, target: SdkTarget, result: CaseResult) -> None:
+        if not self.enabled:
+            return
+        with self._lock:
+            task = self._tasks[target.label]
+            failed = self._progress.tasks[task].fields["failed"]
+            if result.outcome in (Outcome.FAIL, Outcome.ERROR):
+                failed += 1
+            self._progress.update(task, advance=1, failed=failed)
+
+
+def print_run(console: Console, run: RunResult) -> None:
+    """Per SDK: the category x outcome table, then every failing case with its diff and stderr."""
+    for sdk in run.sdks:
+        _print_sdk(console, sdk, run.strict)
+
+
+def _print_sdk(console: Console, sdk: SdkRun, strict: bool) -> None:
+    caps = ", ".join(sdk.capabilities) if sdk.capabilities is not None else "never registered"
+    console.print(f"[bold]SDK[/bold] {escape(sdk.label)}  [dim](capabilities: {escape(caps)}; "
+                  f"{sdk.starts} process start(s); {sdk.duration:.2f} s)[/dim]")
+    for problem in sdk.handshake_problems:
+        console.print(f"  [yellow]register frame: {escape(problem)}[/yellow]")
+    table = Table(show_edge=False, pad_edge=False)
+    table.add_column("category")
+    for outcome in OUTCOME_ORDER:
+        table.add_column(outcome.value, justify="right", style=_STYLE[outcome.value])
+    for category in sorted({case.category for case in sdk.results}):
+        row = [sum(1 for c in sdk.results if c.category == category and c.outcome is o)
+               for o in OUTCOME_ORDER]
+        table.add_row(category, *(_cell(n) for n in row))
+    tally = sdk.counts()
+    table.add_row("[bold]total[/bold]", *(f"[bold]{tally[o.value]}[/bold]" for o in OUTCOME_ORDER))
+    console.print(table)
+    for case in sdk.results:
+        if case.outcome in (Outcome.FAIL, Outcome.ERROR, Outcome.XPASS):
+            _print_case(console, case, strict)
+    console.print()
+
+
+def _cell(count: int) -> str:
+    return str(count) if count else "[dim]0[/dim]"
+
+
+def _print_case(console: Console, case: CaseResult, strict: bool) -> None:
+    if case.outcome is Outcome.XPASS:
+        label = "XPASS" + ("" if strict else " (reported; fails the run with --strict)")
+        console.print(f"[magenta]{label}[/magenta] {escape(case.id)}: listed as a known failure but passed")
+        return
+    tag = "WARNING" if case.is_warning(strict) else case.outcome.value.upper()
+    style = "yellow" if tag == "WARNING" else _STYLE[case.outcome.value]
+    console.print(f"[{style}]{tag}[/{style}] {escape(case.id)} [dim]({case.category}, "
+                  f"{case.level})[/dim]: {escape(case.reason)}")
+    for line in case.diff.splitlines():
+        console.print(f"    {escape(line)}")
+    if case.stderr_tail.strip():
+        console.print("    [dim]SDK stderr (tail):[/dim]")
+        for line in case.stderr_tail.rstrip().splitlines()[-_STDERR_LINES:]:
+            console.print(f"    [dim]| {escape(line)}[/dim]")
+
+
+def print_listing(fixtures: Sequence) -> None:
+    """`--list`: one fixture per line, tab separated: id, category, level, capabilities."""
+    for fixture in fixtures:
+        caps = ",".join(fixture.capabilities) or "-"
+        print(f"{fixture.id}\t{fixture.category}\t{fixture.level}\t{caps}")

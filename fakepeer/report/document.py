@@ -1,0 +1,153 @@
+"""The JSON report (`--report-json`): build it from a run, read it back (for `merge`).
+
+Its shape is published as report.schema.json; `FORMAT` names the version of that shape.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from fakepeer import __version__
+from fakepeer.compare import MISSING, Finding
+from fakepeer.protocol.version import PROTOCOL_VERSION
+from fakepeer.session.outcomes import Outcome, counts
+from fakepeer.session.results import CaseResult, RunResult, SdkRun
+from fakepeer.session.wire import WireRecord
+
+FORMAT = "ryusen-conform.report/1"
+
+
+class ReportError(ValueError):
+    """A report file that cannot be read or merged."""
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """Facts about the invocation that the results alone do not tell."""
+
+    shard: str | None = None
+    timeout: float | None = None
+    fixtures: int | None = None
+
+
+def to_document(run: RunResult, info: RunInfo = RunInfo()) -> dict:
+    """The JSON report document of a run."""
+    tally = run.counts()
+    return {
+        "format": FORMAT,
+        "tool": {"name": "ryusen-conform", "version": __version__},
+        "protocol_version": PROTOCOL_VERSION,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "strict": run.strict,
+        "shard": info.shard,
+        "case_timeout": info.timeout,
+        "exit_status": run.exit_status(),
+        "summary": {**tally, "total": sum(tally.values())},
+        "sdks": [_sdk_document(sdk, run.strict) for sdk in run.sdks],
+    }
+
+
+def _sdk_document(sdk: SdkRun, strict: bool) -> dict:
+    tally = sdk.counts()
+    return {
+        "label": sdk.label,
+        "command": sdk.command,
+        "capabilities": sdk.capabilities,
+        "handshake_problems": sdk.handshake_problems,
+        "process_starts": sdk.starts,
+        "duration": round(sdk.duration, 6),
+        "summary": {**tally, "total": sum(tally.values())},
+        "cases": [_case_document(case, strict) for case in sdk.results],
+    }
+
+
+def _case_document(case: CaseResult, strict: bool) -> dict:
+    return {
+        "id": case.id,
+        "category": case.category,
+        "level": case.level,
+        "outcome": case.outcome.value,
+        "raw_outcome": case.raw_outcome.value,
+        "fails_run": case.fails_run(strict),
+        "duration": round(case.duration, 6),
+        "reason": case.reason,
+        "diff": [finding.to_json() for finding in case.findings],
+        "diff_text": case.diff,
+        "stderr_tail": case.stderr_tail,
+        "wire": [record.to_json() for record in case.wire],
+    }
+
+
+def write_document(document: dict, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def read_document(path: Path) -> dict:
+    """Read a JSON report; raise ReportError for anything that is not one."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ReportError(f"{path}: cannot read the report: {exc}") from None
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise ReportError(f"{path}: not a {FORMAT} report")
+    return document
+
+
+def run_from_document(document: dict) -> RunResult:
+    """Rebuild a RunResult from a report document (for merge and re-rendering)."""
+    sdks = []
+    for sdk in document["sdks"]:
+        run = SdkRun(
+            label=sdk["label"],
+            command=list(sdk["command"]),
+            capabilities=sdk.get("capabilities"),
+            handshake_problems=list(sdk.get("handshake_problems", [])),
+            starts=sdk.get("process_starts", 0),
+            duration=sdk.get("duration", 0.0),
+            results=[_case_from_document(case) for case in sdk["cases"]],
+        )
+        sdks.append(run)
+    return RunResult(sdks=sdks, strict=bool(document.get("strict", False)))
+
+
+def _case_from_document(case: dict) -> CaseResult:
+    return CaseResult(
+        id=case["id"],
+        category=case["category"],
+        level=case["level"],
+        outcome=Outcome(case["outcome"]),
+        raw_outcome=Outcome(case.get("raw_outcome", case["outcome"])),
+        duration=case.get("duration", 0.0),
+        reason=case.get("reason", ""),
+        findings=[
+            Finding(
+                f["kind"],
+                f["pointer"],
+                f["message"],
+                f.get("expected", MISSING),
+                f.get("actual", MISSING),
+            )
+            for f in case.get("diff", [])
+        ],
+        stderr_tail=case.get("stderr_tail", ""),
+        wire=[_wire_from_document(record) for record in case.get("wire", [])],
+    )
+
+
+def _wire_from_document(record: dict) -> WireRecord:
+    if "json" in record:
+        payload = json.dumps(record["json"], ensure_ascii=False, separators=(",", ":")).encode()
+    elif "text" in record:
+        payload = record["text"].encode("utf-8", "surrogatepass")
+    else:
+        payload = base64.b64decode(record.get("base64", ""))
+    return WireRecord(record["direction"], record.get("at", 0.0), payload)
+
+
+def summary_of(document: dict) -> dict[str, int]:
+    return counts(case["outcome"] for sdk in document["sdks"] for case in sdk["cases"])

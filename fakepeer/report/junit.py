@@ -1,0 +1,79 @@
+"""JUnit XML (`--junit`): one testsuite per SDK, one testcase per fixture."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from fakepeer.session.outcomes import Outcome
+from fakepeer.session.results import CaseResult, RunResult
+
+_MAX_TEXT = 20_000
+
+
+def to_junit(run: RunResult) -> ET.ElementTree:
+    root = ET.Element("testsuites", name="ryusen-conform")
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
+    for sdk in run.sdks:
+        suite = ET.SubElement(root, "testsuite", name=sdk.label)
+        tally = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
+        for case in sdk.results:
+            element = ET.SubElement(
+                suite,
+                "testcase",
+                classname=f"{sdk.label}.{case.category}",
+                name=case.id,
+                time=f"{case.duration:.6f}",
+            )
+            tally["tests"] += 1
+            tally["time"] += case.duration
+            kind = _add_outcome(element, case, run.strict)
+            if kind:
+                tally[kind] += 1
+        for key, value in tally.items():
+            suite.set(key, f"{value:.6f}" if key == "time" else str(value))
+            totals[key] += value
+    for key, value in totals.items():
+        root.set(key, f"{value:.6f}" if key == "time" else str(value))
+    ET.indent(root)
+    return ET.ElementTree(root)
+
+
+def _add_outcome(element: ET.Element, case: CaseResult, strict: bool) -> str | None:
+    details = "\n\n".join(part for part in (case.diff, _stderr(case)) if part)
+    if case.outcome is Outcome.FAIL:
+        warning = case.is_warning(strict)
+        node = ET.SubElement(element, "failure", message=case.reason,
+                             type="warning" if warning else "fail")
+        node.text = _clip(details)
+        return "failures"
+    if case.outcome is Outcome.ERROR:
+        node = ET.SubElement(element, "error", message=case.reason, type="error")
+        node.text = _clip(details)
+        return "errors"
+    if case.outcome is Outcome.SKIP:
+        ET.SubElement(element, "skipped", message=case.reason)
+        return "skipped"
+    if case.outcome is Outcome.XFAIL:
+        ET.SubElement(element, "skipped", message=f"known failure: {case.reason}")
+        return "skipped"
+    if case.outcome is Outcome.XPASS:
+        if strict:
+            ET.SubElement(element, "failure", message="unexpected pass of a known failure",
+                          type="xpass")
+            return "failures"
+        ET.SubElement(element, "system-out").text = "unexpected pass of a known failure"
+    return None
+
+
+def _stderr(case: CaseResult) -> str:
+    return f"SDK stderr (tail):\n{case.stderr_tail}" if case.stderr_tail else ""
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= _MAX_TEXT else "..." + text[-_MAX_TEXT:]
+
+
+def write_junit(run: RunResult, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    to_junit(run).write(path, encoding="utf-8", xml_declaration=True)

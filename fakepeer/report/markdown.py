@@ -1,0 +1,57 @@
+"""A Markdown summary (`--markdown`), for CI job summaries and pull-request comments."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fakepeer.session.outcomes import OUTCOME_ORDER, summary_line
+from fakepeer.session.results import RunResult, SdkRun
+
+_STDERR_LINES = 30
+
+
+def to_markdown(run: RunResult) -> str:
+    lines = ["# Ryusen conformance report", ""]
+    for sdk in run.sdks:
+        lines.extend(_sdk_section(sdk, run.strict))
+    lines.append(f"**{summary_line(run.counts())}** (exit status {run.exit_status()})")
+    return "\n".join(lines) + "\n"
+
+
+def _sdk_section(sdk: SdkRun, strict: bool) -> list[str]:
+    caps = ", ".join(sdk.capabilities) if sdk.capabilities is not None else "(never registered)"
+    lines = [f"## SDK `{sdk.label}`", "", f"Capabilities offered: {caps}", ""]
+    outcomes = [outcome.value for outcome in OUTCOME_ORDER]
+    lines.append("| category | " + " | ".join(outcomes) + " |")
+    lines.append("|---|" + "---:|" * len(outcomes))
+    categories = sorted({case.category for case in sdk.results})
+    for category in categories:
+        row = [sum(1 for c in sdk.results if c.category == category and c.outcome == o) for o in outcomes]
+        lines.append(f"| {category} | " + " | ".join(str(n) for n in row) + " |")
+    tally = sdk.counts()
+    lines.append("| **total** | " + " | ".join(f"**{tally[o]}**" for o in outcomes) + " |")
+    lines.append("")
+    problems = [c for c in sdk.results if c.outcome.value in ("fail", "error", "xpass")]
+    if problems:
+        lines.extend(["### Failing cases", ""])
+    for case in problems:
+        tag = "warning" if case.is_warning(strict) else case.outcome.value
+        lines.append(f"<details><summary><code>{case.id}</code> ({case.category}, {case.level}): "
+                     f"{tag}: {_escape(case.reason)}</summary>")
+        lines.append("")
+        if case.diff:
+            lines.extend(["```", case.diff, "```"])
+        if case.stderr_tail:
+            tail = "\n".join(case.stderr_tail.splitlines()[-_STDERR_LINES:])
+            lines.extend(["SDK stderr (tail):", "```", tail, "```"])
+        lines.extend(["</details>", ""])
+    return lines
+
+
+def _escape(text: str) -> str:
+    return text.replace("<", "&lt;").replace(">", "&gt;")
+
+
+def write_markdown(run: RunResult, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(to_markdown(run), encoding="utf-8")

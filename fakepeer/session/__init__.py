@@ -1,0 +1,47 @@
+"""SDK sessions and the runner: handshake, reset, per-case scripts, outcomes, results."""
+
+from fakepeer.session.case import run_case
+from fakepeer.session.outcomes import (
+    EXIT_FAILURES,
+    EXIT_OK,
+    EXIT_USAGE,
+    Outcome,
+    apply_known_failure,
+    counts,
+    format_known_failures,
+    read_known_failures,
+    summary_line,
+)
+from fakepeer.session.results import CaseResult, RunResult, SdkRun
+from fakepeer.session.runner import DEFAULT_CASE_TIMEOUT, RunOptions, run_suite
+from fakepeer.session.sdk import SdkSession, SdkUnavailable, SessionError
+from fakepeer.session.targets import SdkTarget, command_target, default_target, targets_from_options
+from fakepeer.session.wire import WireLog, WireRecord
+
+__all__ = [
+    "DEFAULT_CASE_TIMEOUT",
+    "EXIT_FAILURES",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "CaseResult",
+    "Outcome",
+    "RunOptions",
+    "RunResult",
+    "SdkRun",
+    "SdkSession",
+    "SdkTarget",
+    "SdkUnavailable",
+    "SessionError",
+    "WireLog",
+    "WireRecord",
+    "apply_known_failure",
+    "command_target",
+    "counts",
+    "default_target",
+    "format_known_failures",
+    "read_known_failures",
+    "run_case",
+    "run_suite",
+    "summary_line",
+    "targets_from_options",
+]

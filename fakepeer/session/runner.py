@@ -1,0 +1,173 @@
+"""Running a selection of fixtures against one or more SDKs: jobs, time bounds, Ctrl-C.
+
+Each job is a thread owning one SdkSession (one SDK process at a time); cases are handed out in
+fixture-id order from a shared queue. Whatever happens, every SDK process is shut down or killed
+before `run_suite` returns or raises.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from fakepeer.cases.model import Fixture
+from fakepeer.compare import Comparer
+from fakepeer.session.case import run_case
+from fakepeer.session.outcomes import Outcome, apply_known_failure
+from fakepeer.session.results import CaseResult, RunResult, SdkRun
+from fakepeer.session.sdk import SdkSession
+from fakepeer.session.targets import SdkTarget
+
+DEFAULT_CASE_TIMEOUT = 5.0
+
+ProgressCallback = Callable[[SdkTarget, CaseResult], None]
+
+
+@dataclass
+class RunOptions:
+    timeout: float = DEFAULT_CASE_TIMEOUT
+    max_time: float | None = None
+    jobs: int = 1
+    known_failures: frozenset[str] = frozenset()
+    strict: bool = False
+    validator: Callable | None = None
+
+
+@dataclass
+class _Shared:
+    """State shared by the job threads of one SDK."""
+
+    cases: queue.Queue
+    results: dict[str, CaseResult] = field(default_factory=dict)
+    sessions: list[SdkSession] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    stop: threading.Event = field(default_factory=threading.Event)
+
+
+def run_suite(
+    targets: Sequence[SdkTarget],
+    fixtures: Sequence[Fixture],
+    options: RunOptions,
+    on_result: ProgressCallback | None = None,
+) -> RunResult:
+    """Run every fixture against every target; results per SDK, each in fixture-id order."""
+    started = time.monotonic()
+    overall = started + options.max_time if options.max_time else None
+    ordered = sorted(fixtures, key=lambda fixture: fixture.id)
+    runs = []
+    for target in targets:
+        runs.append(_run_target(target, ordered, options, overall, on_result))
+    return RunResult(sdks=runs, strict=options.strict)
+
+
+def _run_target(
+    target: SdkTarget,
+    fixtures: list[Fixture],
+    options: RunOptions,
+    overall: float | None,
+    on_result: ProgressCallback | None,
+) -> SdkRun:
+    started = time.monotonic()
+    shared = _Shared(cases=queue.Queue())
+    for fixture in fixtures:
+        shared.cases.put(fixture)
+    jobs = max(1, min(options.jobs, len(fixtures) or 1))
+    comparer = Comparer(options.validator)
+    workers = [
+        threading.Thread(
+            target=_work,
+            args=(target, shared, options, overall, comparer, on_result),
+            name=f"conform-{target.label}-{n}",
+            daemon=True,
+        )
+        for n in range(jobs)
+    ]
+    try:
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            while worker.is_alive():
+                worker.join(0.2)  # short joins keep the main thread responsive to Ctrl-C
+    finally:
+        shared.stop.set()
+        with shared.lock:
+            sessions = list(shared.sessions)
+        for session in sessions:
+            session.discard()
+    run = SdkRun(label=target.label, command=list(target.command))
+    run.duration = time.monotonic() - started
+    run.results = [shared.results[f.id] for f in fixtures if f.id in shared.results]
+    capable = [s for s in sessions if s.capabilities is not None]
+    if capable:
+        run.capabilities = sorted(capable[0].capabilities or ())
+        run.handshake_problems = capable[0].handshake_problems
+    run.starts = sum(s.starts for s in sessions)
+    return run
+
+
+def _work(
+    target: SdkTarget,
+    shared: _Shared,
+    options: RunOptions,
+    overall: float | None,
+    comparer: Comparer,
+    on_result: ProgressCallback | None,
+) -> None:
+    session = SdkSession(target.factory, options.validator)
+    with shared.lock:
+        shared.sessions.append(session)
+    try:
+        _serve(target, session, shared, options, overall, comparer, on_result)
+    except Exception:
+        if not shared.stop.is_set():  # after Ctrl-C the main thread killed our process: expected
+            raise
+    finally:
+        session.shutdown()
+
+
+def _serve(
+    target: SdkTarget,
+    session: SdkSession,
+    shared: _Shared,
+    options: RunOptions,
+    overall: float | None,
+    comparer: Comparer,
+    on_result: ProgressCallback | None,
+) -> None:
+    while not shared.stop.is_set():
+        try:
+            fixture = shared.cases.get_nowait()
+        except queue.Empty:
+            break
+        known = fixture.id in options.known_failures
+        if overall is not None and time.monotonic() >= overall:
+            result = _not_run(
+                fixture, known, f"not run: --max-time of {options.max_time:g} s exceeded"
+            )
+        else:
+            result = run_case(
+                session,
+                fixture,
+                timeout=options.timeout,
+                comparer=comparer,
+                known_failure=known,
+                overall_deadline=overall,
+            )
+        with shared.lock:
+            shared.results[fixture.id] = result
+            if on_result is not None:
+                on_result(target, result)
+
+
+def _not_run(fixture: Fixture, known: bool, reason: str) -> CaseResult:
+    return CaseResult(
+        id=fixture.id,
+        category=fixture.category,
+        level=fixture.level,
+        outcome=apply_known_failure(Outcome.ERROR, known),
+        raw_outcome=Outcome.ERROR,
+        reason=reason,
+    )

@@ -1,0 +1,252 @@
+"""One long-lived SDK session: spawn, the §12.1 handshake, `conform.reset`, shutdown, respawn.
+
+One process serves many cases (like protobuf's conformance runner). A case that breaks the
+stream (crash, hang, garbage, wrong id) calls `discard`, and the next case starts a fresh
+process with a fresh handshake.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+
+from fakepeer.protocol.version import PROTOCOL_VERSION
+from fakepeer.session.wire import WireLog
+from fakepeer.transport.base import Transport
+from fakepeer.transport.errors import TransportError
+
+CONFORM_SCOPE = {"workspace_id": "ws-conform", "application_id": "app-conform"}
+CONFORM_RELEASE_ID = "rel-conform-1"
+CONFORM_INSTANCE_ID = "conform-instance-1"
+SHUTDOWN_WAIT_SECONDS = 1.0
+#: After this many handshakes in a row fail, the SDK is declared unusable for the run.
+MAX_CONSECUTIVE_START_FAILURES = 2
+
+_RESET_TEMPLATE = b'{"version":"1.0","kind":"conform.reset","id":"%s","body":{}}'
+
+TransportFactory = Callable[[], Transport]
+Validator = Callable[[dict], Sequence[object]]
+
+
+class SessionError(Exception):
+    """The conversation with the SDK went wrong in a way that ends the session."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class SdkUnavailable(SessionError):
+    """The SDK failed to start repeatedly; no further attempts are made."""
+
+
+def encode(envelope: dict) -> bytes:
+    return json.dumps(envelope, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def decode(payload: bytes) -> dict:
+    """Decode an SDK frame to an envelope-shaped dict, or raise SessionError (garbage)."""
+    try:
+        document = json.loads(payload.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise SessionError(f"wrote garbage: a frame that is not UTF-8 JSON ({exc})") from None
+    if not isinstance(document, dict):
+        raise SessionError("wrote garbage: a frame that is not a JSON object")
+    return document
+
+
+class SdkSession:
+    """Owns at most one live SDK process at a time and knows what it offered at registration."""
+
+    def __init__(self, factory: TransportFactory, validator: Validator | None = None) -> None:
+        self._factory = factory
+        self._validator = validator
+        self.transport: Transport | None = None
+        self.capabilities: frozenset[str] | None = None
+        self.register_body: dict | None = None
+        self.handshake_problems: list[str] = []
+        self.starts = 0
+        self._start_failures = 0
+        self._unavailable: str | None = None
+        self._counter = 0
+        self._outbox: list[bytes] = []
+        self._pending_reset: str | None = None
+
+    # ----------------------------------------------------------------- life cycle
+
+    def ensure_started(self, deadline: float | None, wire: WireLog | None = None) -> Transport:
+        """Return the live transport, spawning and registering a new SDK process if needed."""
+        if self.transport is not None:
+            return self.transport
+        if self._unavailable is not None:
+            raise SdkUnavailable(self._unavailable)
+        try:
+            self.transport = self._factory()
+        except (OSError, ValueError) as exc:
+            self._unavailable = f"cannot start the SDK: {exc}"
+            raise SdkUnavailable(self._unavailable) from None
+        self.starts += 1
+        try:
+            self._handshake(deadline, wire)
+        except (SessionError, TransportError) as exc:
+            reason = getattr(exc, "reason", None) if isinstance(exc, SessionError) else None
+            reason = f"registration handshake failed: {reason or _transport_reason(exc)}"
+            stderr = self.stderr_tail()
+            self.discard()
+            self._start_failures += 1
+            if self._start_failures >= MAX_CONSECUTIVE_START_FAILURES:
+                self._unavailable = f"{reason} ({self._start_failures} attempts in a row)"
+            error = SessionError(reason)
+            error.stderr = stderr  # type: ignore[attr-defined]
+            raise error from None
+        self._start_failures = 0
+        return self.transport
+
+    def discard(self) -> None:
+        """Kill the current process (after a crash, hang or protocol break); the next case respawns."""
+        transport, self.transport = self.transport, None
+        self._outbox = []
+        self._pending_reset = None
+        if transport is not None:
+            transport.close()
+
+    def shutdown(self) -> None:
+        """Send `conform.shutdown`, let the host exit, and make sure its process group is gone."""
+        transport, self.transport = self.transport, None
+        self._outbox = []
+        self._pending_reset = None
+        if transport is None:
+            return
+        try:
+            transport.send(self._envelope("conform.shutdown", {}, "bench.shutdown"), None)
+        except TransportError:
+            pass
+        try:
+            transport.close(wait=SHUTDOWN_WAIT_SECONDS)  # type: ignore[call-arg]
+        except TypeError:
+            transport.close()
+
+    def stderr_tail(self) -> str:
+        return self.transport.stderr_tail() if self.transport is not None else ""
+
+    def clear_stderr(self) -> None:
+        ring = getattr(self.transport, "stderr", None)
+        if ring is not None:
+            ring.clear()
+
+    # ----------------------------------------------------------------- frames
+
+    def send(self, payload: bytes, deadline: float | None, wire: WireLog | None = None) -> None:
+        """Queue a frame; queued frames are written together before the next receive.
+
+        A host serves one frame at a time in order (§12.1), so writing ahead is safe and saves
+        a round trip per case (the reset's ack is read when the script first reads).
+        """
+        if wire is not None:
+            wire.sent(payload)
+        self._outbox.append(payload)
+
+    def flush(self, deadline: float | None) -> None:
+        """Write every queued frame (one system call for a subprocess transport)."""
+        assert self.transport is not None
+        if not self._outbox:
+            return
+        outbox, self._outbox = self._outbox, []
+        send_many = getattr(self.transport, "send_many", None)
+        if send_many is not None:
+            send_many(outbox, deadline)
+        else:
+            for payload in outbox:
+                self.transport.send(payload, deadline)
+
+    def receive(self, deadline: float | None, wire: WireLog | None = None) -> bytes:
+        """Flush, collect a pending reset ack, then return the next frame from the SDK."""
+        assert self.transport is not None
+        self.flush(deadline)
+        if self._pending_reset is not None:
+            ident, self._pending_reset = self._pending_reset, None
+            answer = self.expect_answer(ident, deadline, wire)
+            if answer.get("kind") != "conform.ack":
+                raise SessionError(
+                    f"answered conform.reset with {answer.get('kind')!r}, not conform.ack"
+                )
+        payload = self.transport.receive(deadline)
+        if wire is not None:
+            wire.received(payload)
+        return payload
+
+    def request(self, kind: str, body: dict, deadline: float | None, wire: WireLog | None) -> tuple[str, dict]:
+        """Send a bench request with a fresh id; return (id, the answer) after checking its id."""
+        ident = self._next_id(kind)
+        self.send(self._envelope(kind, body, ident), deadline, wire)
+        return ident, self.expect_answer(ident, deadline, wire)
+
+    def expect_answer(self, ident: str, deadline: float | None, wire: WireLog | None) -> dict:
+        assert self.transport is not None
+        self.flush(deadline)
+        payload = self.transport.receive(deadline)
+        if wire is not None:
+            wire.received(payload)
+        envelope = decode(payload)
+        if envelope.get("id") != ident:
+            raise SessionError(
+                f"answered out of turn: expected id {ident!r}, got {envelope.get('id')!r} "
+                f"(kind {envelope.get('kind')!r})"
+            )
+        return envelope
+
+    def reset(self, deadline: float | None, wire: WireLog | None = None) -> None:
+        """Queue `conform.reset` before a case; its `conform.ack` is checked at the next receive."""
+        ident = self._next_id("conform.reset")
+        self.send(_RESET_TEMPLATE % ident.encode("ascii"), deadline, wire)
+        self._pending_reset = ident
+
+    # ----------------------------------------------------------------- handshake
+
+    def _handshake(self, deadline: float | None, wire: WireLog | None) -> None:
+        """§12.1 step 2: register, acknowledge exactly the offered capabilities, see `registered`."""
+        body = {
+            "scope": dict(CONFORM_SCOPE),
+            "release_id": CONFORM_RELEASE_ID,
+            "instance_id": CONFORM_INSTANCE_ID,
+        }
+        ident, register = self.request("conform.register", body, deadline, wire)
+        if register.get("kind") != "register":
+            raise SessionError(f"answered conform.register with {register.get('kind')!r}, not register")
+        self.handshake_problems = [str(v) for v in self._validate(register)]
+        register_body = register.get("body")
+        offered = register_body.get("capabilities") if isinstance(register_body, dict) else None
+        if not isinstance(offered, list) or not all(isinstance(c, str) for c in offered):
+            raise SessionError("its register frame has no capabilities array of strings")
+        ack = {"version": PROTOCOL_VERSION, "capabilities": list(offered), "required_capabilities": []}
+        self.send(self._envelope("register_ack", ack, ident), deadline, wire)
+        outcome = self.expect_answer(ident, deadline, wire)
+        status = outcome.get("body", {}).get("status") if isinstance(outcome.get("body"), dict) else None
+        if outcome.get("kind") != "conform.registration_outcome" or status != "registered":
+            raise SessionError(
+                f"expected conform.registration_outcome registered, got {outcome.get('kind')!r} "
+                f"{json.dumps(outcome.get('body'))[:300]}"
+            )
+        self.capabilities = frozenset(offered)
+        self.register_body = register_body  # type: ignore[assignment]
+
+    def _validate(self, envelope: dict) -> Sequence[object]:
+        if self._validator is None:
+            from fakepeer.protocol.schema import validate_message
+
+            self._validator = validate_message
+        return self._validator(envelope)
+
+    def _next_id(self, kind: str) -> str:
+        self._counter += 1
+        return f"bench.{kind.removeprefix('conform.')}#{self._counter}"
+
+    @staticmethod
+    def _envelope(kind: str, body: dict, ident: str) -> bytes:
+        return encode({"version": PROTOCOL_VERSION, "kind": kind, "id": ident, "body": body})
+
+
+def _transport_reason(exc: BaseException) -> str:
+    if isinstance(exc, TransportError):
+        return f"{exc.reason}: {exc.detail}" if exc.detail != exc.reason else exc.reason
+    return str(exc)

@@ -1,0 +1,75 @@
+"""Length-prefixed frames (protocol §1): 4-byte big-endian length, then that many payload bytes.
+
+The decoder never buffers a payload it will refuse: a bad length is reported as soon as its four
+bytes arrive, so a peer announcing 4 GiB costs nothing.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from fakepeer.protocol.limits import MAX_FRAME_BYTES
+from fakepeer.transport.errors import FrameError
+
+HEADER = struct.Struct(">I")
+HEADER_SIZE = HEADER.size
+
+
+def check_length(length: int, limit: int = MAX_FRAME_BYTES) -> None:
+    """Raise FrameError unless 1 <= length <= limit."""
+    if length == 0:
+        raise FrameError("announced a frame of length 0")
+    if length > limit:
+        raise FrameError(f"announced a frame of {length} bytes (limit {limit})")
+
+
+def encode_frame(payload: bytes, limit: int = MAX_FRAME_BYTES) -> bytes:
+    """Return header + payload; refuse payloads the protocol forbids."""
+    check_length(len(payload), limit)
+    return HEADER.pack(len(payload)) + payload
+
+
+class FrameDecoder:
+    """Incremental decoder: `feed` bytes as they arrive, take complete payloads out."""
+
+    def __init__(self, limit: int = MAX_FRAME_BYTES) -> None:
+        self.limit = limit
+        self._buffer = bytearray()
+        self._needed: int | None = None  # payload length of the frame being read
+        self._broken: FrameError | None = None
+
+    def feed(self, data: bytes) -> list[bytes]:
+        """Add bytes; return every payload now complete. Raises FrameError on a bad length."""
+        if self._broken is not None:
+            raise self._broken
+        self._buffer += data
+        frames = []
+        while True:
+            if self._needed is None:
+                if len(self._buffer) < HEADER_SIZE:
+                    return frames
+                (length,) = HEADER.unpack_from(self._buffer)
+                try:
+                    check_length(length, self.limit)
+                except FrameError as exc:
+                    self._broken = exc
+                    self._buffer.clear()
+                    if frames:  # hand out what was good; the error comes on the next feed
+                        return frames
+                    raise
+                del self._buffer[:HEADER_SIZE]
+                self._needed = length
+            if len(self._buffer) < self._needed:
+                return frames
+            frames.append(bytes(self._buffer[: self._needed]))
+            del self._buffer[: self._needed]
+            self._needed = None
+
+    @property
+    def pending_bytes(self) -> int:
+        """Bytes held for an incomplete frame (a truncated frame at end of stream)."""
+        return len(self._buffer)
+
+    @property
+    def broken(self) -> FrameError | None:
+        return self._broken

@@ -1,0 +1,78 @@
+"""An in-memory transport: a Python callable plays the SDK. For tests and for embedding.
+
+The handler receives each payload the bench sends and returns the payloads the SDK answers with.
+It may raise a TransportError to play a crash (TransportClosed) or a framing fault (FrameError).
+A receive with nothing queued raises TransportTimeout at once: a hang costs no wall-clock time.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+
+from fakepeer.transport.errors import TransportClosed, TransportError, TransportTimeout
+from fakepeer.transport.framing import check_length
+from fakepeer.transport.ring import RingBuffer
+
+Handler = Callable[[bytes], Iterable[bytes]]
+
+
+class MockTransport:
+    """Calls `handler(payload)` for each sent frame and queues what it returns."""
+
+    def __init__(self, handler: Handler) -> None:
+        self.handler = handler
+        self.stderr = RingBuffer()
+        self.sent: list[bytes] = []
+        self.closed = False
+        self._queue: deque[bytes] = deque()
+        self._failure: TransportError | None = None
+
+    def send(self, payload: bytes, deadline: float | None = None) -> None:
+        self._check_open()
+        check_length(len(payload))
+        self.sent.append(payload)
+        try:
+            self._queue.extend(self.handler(payload))
+        except TransportError as exc:
+            self._failure = exc
+
+    def send_many(self, payloads: Sequence[bytes], deadline: float | None = None) -> None:
+        for payload in payloads:
+            self.send(payload, deadline)
+
+    def receive(self, deadline: float | None = None) -> bytes:
+        self._check_open()
+        if self._queue:
+            return self._queue.popleft()
+        if self._failure is not None:
+            raise self._failure
+        raise TransportTimeout("sent no complete frame before the deadline")
+
+    def write_stderr(self, text: str) -> None:
+        """Let a handler log, as a host writes to stderr."""
+        self.stderr.write(text.encode())
+
+    def stderr_tail(self) -> str:
+        return self.stderr.text()
+
+    def close(self, wait: float = 0.0) -> int | None:
+        self.closed = True
+        return 0
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise TransportClosed("the mock SDK was closed")
+
+
+def json_handler(answer: Callable[[dict], Iterable[dict | bytes]]) -> Handler:
+    """Adapt a function of decoded envelopes to a payload handler (bytes answers pass as they are)."""
+
+    def handler(payload: bytes) -> list[bytes]:
+        return [
+            reply if isinstance(reply, bytes) else json.dumps(reply, separators=(",", ":")).encode()
+            for reply in answer(json.loads(payload))
+        ]
+
+    return handler

@@ -1,0 +1,281 @@
+"""The SDK as a subprocess: framed stdin/stdout, stderr kept in a ring, the whole group killed.
+
+Why this shape: a conformance host under test may crash, hang, flood stderr, leave a grandchild
+holding the pipe, or ignore SIGTERM. Reads use a selector with a deadline (no thread per read);
+stderr is drained by one thread per process into a bounded ring; `close` kills the process group
+with SIGTERM, then SIGKILL, and always reaps.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import selectors
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import weakref
+from collections import deque
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from fakepeer.transport.errors import TransportClosed, TransportError, TransportTimeout
+from fakepeer.transport.framing import FrameDecoder, encode_frame
+from fakepeer.transport.ring import RingBuffer
+
+READ_CHUNK = 256 * 1024
+STDERR_CAPACITY = 64 * 1024
+TERM_GRACE_SECONDS = 0.5
+EXIT_WAIT_SECONDS = 1.0
+STDERR_SETTLE_SECONDS = 0.5
+
+_live: weakref.WeakSet[SubprocessTransport] = weakref.WeakSet()
+_live_lock = threading.Lock()
+
+
+class CommandError(ValueError):
+    """The SDK command line cannot be started (not found, not executable, empty)."""
+
+
+def parse_command(command: str | Sequence[str], cwd: Path | None = None) -> list[str]:
+    """Split an SDK command (shlex) and resolve its program: a path with a `/` is relative to cwd."""
+    argv = shlex.split(command) if isinstance(command, str) else list(command)
+    if not argv:
+        raise CommandError("the SDK command is empty")
+    program = argv[0]
+    if "/" in program:
+        path = Path(program)
+        if not path.is_absolute():
+            path = (cwd or Path.cwd()) / path
+        if not path.is_file():
+            raise CommandError(f"the SDK command {program!r} does not exist ({path})")
+        if not os.access(path, os.X_OK):
+            raise CommandError(f"the SDK command {program!r} is not executable ({path})")
+        argv[0] = str(path)
+    elif shutil.which(program) is None:
+        raise CommandError(f"the SDK command {program!r} is not on PATH")
+    return argv
+
+
+def child_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment for SDK hosts: ours, plus RYUSEN_PYTHON naming this interpreter."""
+    env = dict(os.environ)
+    env["RYUSEN_PYTHON"] = sys.executable
+    env.update(extra or {})
+    return env
+
+
+class SubprocessTransport:
+    """A started SDK host process speaking frames on stdin/stdout."""
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        cwd: Path | None = None,
+        env: Mapping[str, str] | None = None,
+        stderr_capacity: int = STDERR_CAPACITY,
+    ) -> None:
+        self.argv = list(argv)
+        self.stderr = RingBuffer(stderr_capacity)
+        self._decoder = FrameDecoder()
+        self._frames: deque[bytes] = deque()
+        self._eof = False
+        self._closed = False
+        try:
+            self.process = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=cwd,
+                env=child_environment(env),
+                start_new_session=True,
+                bufsize=0,
+            )
+        except OSError as exc:
+            raise CommandError(f"cannot start {shlex.join(self.argv)}: {exc}") from None
+        with _live_lock:
+            _live.add(self)
+        self._stdin = self.process.stdin.fileno()  # type: ignore[union-attr]
+        self._stdout = self.process.stdout.fileno()  # type: ignore[union-attr]
+        os.set_blocking(self._stdin, False)
+        os.set_blocking(self._stdout, False)
+        self._reader = selectors.DefaultSelector()
+        self._reader.register(self._stdout, selectors.EVENT_READ)
+        self._writer = selectors.DefaultSelector()
+        self._writer.register(self._stdin, selectors.EVENT_WRITE)
+        self._stop_stderr = threading.Event()
+        self._stderr_thread = threading.Thread(
+            target=self._drain_stderr, name=f"sdk-stderr-{self.process.pid}", daemon=True
+        )
+        self._stderr_thread.start()
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def send(self, payload: bytes, deadline: float | None = None) -> None:
+        """Write one frame; raise TransportTimeout if the SDK stops reading, TransportClosed if gone."""
+        self.send_many([payload], deadline)
+
+    def send_many(self, payloads: Sequence[bytes], deadline: float | None = None) -> None:
+        """Write several frames with as few system calls as the pipe allows."""
+        self._check_open()
+        view = memoryview(b"".join(encode_frame(payload) for payload in payloads))
+        while view:
+            try:
+                written = os.write(self._stdin, view)
+                view = view[written:]
+                continue
+            except BlockingIOError:
+                pass
+            except (BrokenPipeError, ConnectionResetError):
+                raise TransportClosed(self._exit_detail("closed its input")) from None
+            if not self._writer.select(_remaining(deadline)):
+                if _remaining(deadline) == 0:
+                    raise TransportTimeout("stopped reading its input before the deadline")
+
+    def receive(self, deadline: float | None = None) -> bytes:
+        """Return the next frame's payload; raise on timeout, end of stream or a framing error."""
+        self._check_open()
+        while not self._frames:
+            if self._decoder.broken is not None:
+                raise self._decoder.broken
+            if self._eof:
+                pending = self._decoder.pending_bytes
+                what = f"closed its output inside a frame ({pending} bytes pending)" if pending else (
+                    "closed its output"
+                )
+                raise TransportClosed(self._exit_detail(what))
+            if not self._reader.select(_remaining(deadline)):
+                if _remaining(deadline) == 0:  # polled at least once, even for a past deadline
+                    raise TransportTimeout("sent no complete frame before the deadline")
+                continue
+            try:
+                data = os.read(self._stdout, READ_CHUNK)
+            except BlockingIOError:
+                continue
+            except OSError as exc:
+                raise TransportClosed(f"output unreadable: {exc}") from None
+            if not data:
+                self._eof = True
+                continue
+            self._frames.extend(self._decoder.feed(data))
+        return self._frames.popleft()
+
+    def stderr_tail(self) -> str:
+        """The kept stderr; once the process has exited, first let the drain reach end of file."""
+        if self.process.poll() is not None and self._stderr_thread.is_alive():
+            self._stderr_thread.join(timeout=STDERR_SETTLE_SECONDS)
+        return self.stderr.text()
+
+    def close(self, wait: float = 0.0) -> int | None:
+        """End the SDK: close its input, give it `wait` seconds to exit, then kill its group.
+
+        Always reaps the process and stops the stderr thread; safe to call more than once.
+        Returns the exit status.
+        """
+        if self._closed:
+            return self.process.returncode
+        self._closed = True
+        _close_quietly(self.process.stdin)
+        if wait > 0:
+            try:
+                self.process.wait(wait)
+            except subprocess.TimeoutExpired:
+                pass
+        self._kill_group()
+        self._stop_stderr.set()
+        self._stderr_thread.join(timeout=1.0)
+        _close_quietly(self.process.stdout)
+        _close_quietly(self.process.stderr)
+        self._reader.close()
+        self._writer.close()
+        with _live_lock:
+            _live.discard(self)
+        return self.process.returncode
+
+    def _kill_group(self) -> None:
+        """SIGTERM the group, a short grace, then SIGKILL the group (grandchildren included)."""
+        group = self.process.pid  # start_new_session: the leader's pid is the group id
+        if self.process.poll() is None:
+            _signal_group(group, signal.SIGTERM)
+            try:
+                self.process.wait(TERM_GRACE_SECONDS)
+            except subprocess.TimeoutExpired:
+                pass
+        _signal_group(group, signal.SIGKILL)  # stragglers that ignored SIGTERM or outlived the leader
+        self.process.wait()
+
+    def _drain_stderr(self) -> None:
+        stream = self.process.stderr
+        assert stream is not None
+        fd = stream.fileno()
+        with selectors.DefaultSelector() as selector:
+            selector.register(fd, selectors.EVENT_READ)
+            while not self._stop_stderr.is_set():
+                if not selector.select(0.2):
+                    continue
+                try:
+                    data = os.read(fd, 65536)
+                except OSError:
+                    return
+                if not data:
+                    return
+                self.stderr.write(data)
+
+    def _exit_detail(self, what: str) -> str:
+        try:
+            status = self.process.wait(EXIT_WAIT_SECONDS)
+        except subprocess.TimeoutExpired:
+            return what
+        if status < 0:
+            try:
+                name = signal.Signals(-status).name
+            except ValueError:
+                name = str(-status)
+            return f"{what}; killed by {name}"
+        return f"{what}; exited with status {status}"
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise TransportError("the SDK process was already closed")
+
+
+def _remaining(deadline: float | None) -> float | None:
+    if deadline is None:
+        return None
+    return max(0.0, deadline - time.monotonic())
+
+
+def _signal_group(group: int, signum: int) -> None:
+    try:
+        os.killpg(group, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _close_quietly(stream: object) -> None:
+    try:
+        stream.close()  # type: ignore[union-attr]
+    except (OSError, AttributeError):
+        pass
+
+
+def close_all() -> None:
+    """Kill every SDK process still running (atexit, Ctrl-C): none may outlive the run."""
+    with _live_lock:
+        transports = list(_live)
+    for transport in transports:
+        try:
+            transport.close()
+        except Exception:  # noqa: BLE001 - best effort at exit
+            pass
+
+
+atexit.register(close_all)

@@ -1,0 +1,450 @@
+// The Ryusen conformance host (protocol §12) for the JavaScript SDK.
+//
+// It registers the conformance registry (§13) and serves framed envelopes on stdin/stdout, one
+// frame at a time. Logs go to stderr only.
+
+import {
+  Registry,
+  Worker,
+  Session,
+  RyusenError,
+  RegistrationRefused,
+  FramingError,
+  errorToRecord,
+  toMillis,
+  json,
+  I64,
+  U64,
+  Instant,
+  DEFAULT_SDK,
+} from './src/index.js';
+
+function log(message) {
+  process.stderr.write(`[ryusen-node host] ${message}\n`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// §13.3 conform.saga, written with the idiomatic API
+
+async function saga(ctx, input) {
+  const order = input?.order;
+  if (typeof order !== 'string') throw new TypeError('conform.saga takes {"order": string}');
+  const reservation = await ctx.step.run('reserve', () => `reserved:${order}`, {
+    name: 'Reserve stock',
+    compensate: (forward) => `released:${forward}`,
+  });
+  const charge = await ctx.step.run('charge', () => ({ charged: order }), {
+    name: 'Charge card',
+    retry: { maxAttempts: 5, backoff: 1000 },
+    compensate: (forward) => ({ refunded: forward.charged }),
+  });
+  await ctx.step.run('notify', () => null, { name: 'Notify customer' });
+  return { reservation, charge };
+}
+
+// ---------------------------------------------------------------------------------------------
+// §13.1 conform.echo and §13.4 conform.unportable
+
+async function echo(ctx, input) {
+  return input;
+}
+
+class PlainApplicationClass {
+  constructor() {
+    this.field = 1;
+  }
+}
+
+async function unportable(ctx, input) {
+  switch (input) {
+    case 'nan':
+      return NaN;
+    case 'infinity':
+      return Infinity;
+    case 'non_string_keys':
+      return new Map([[1, 'one']]);
+    case 'object':
+      return new PlainApplicationClass();
+    case 'closure':
+      return () => input;
+    default:
+      return input;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// §13.2 conform.program, the data-driven interpreter
+
+/** A malformed or unknown op: the function fails with `conform.bad_program` (never caught by `catch`). */
+class BadProgram extends RyusenError {
+  constructor(message) {
+    super('conform.bad_program', message, { retryable: false });
+  }
+}
+
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
+
+function member(op, name, check, { optional = false } = {}) {
+  if (!Object.hasOwn(op, name)) {
+    if (optional) return undefined;
+    throw new BadProgram(`op ${JSON.stringify(op.op)} needs member ${name}`);
+  }
+  const value = op[name];
+  if (check !== undefined && !check(value)) throw new BadProgram(`op ${JSON.stringify(op.op)}: member ${name} has the wrong type`);
+  return value;
+}
+
+const isString = (v) => typeof v === 'string';
+const isBool = (v) => typeof v === 'boolean';
+const isInteger = (v) => v instanceof I64;
+const isStringOrInteger = (v) => typeof v === 'string' || v instanceof I64;
+const isArray = (v) => Array.isArray(v);
+const isAny = () => true;
+const isStringMap = (v) => isObject(v) && Object.values(v).every(isString);
+
+function smallInteger(value) {
+  return value === undefined ? undefined : Number(value.big);
+}
+
+/** A program duration: a string is human-readable, an integer the typed form in milliseconds. */
+function programDuration(value) {
+  return typeof value === 'string' ? value : value.big;
+}
+
+/** An error record written as a plain object (§13.2) → a RyusenError carrying it unchanged. */
+function errorFromValue(value) {
+  if (!isObject(value) || typeof value.category !== 'string') throw new BadProgram('an error record needs a category');
+  const message = value.message ?? '';
+  const retryable = value.retryable ?? false;
+  const details = value.details ?? {};
+  if (typeof message !== 'string' || typeof retryable !== 'boolean' || !isStringMap(details)) {
+    throw new BadProgram('an error record is {category, message, retryable, details}');
+  }
+  const record = { category: value.category, message, retryable, details };
+  if (value.cause !== undefined && value.cause !== null) record.cause = errorFromValue(value.cause).toRecord();
+  return RyusenError.fromRecord(record);
+}
+
+/** An error record as a value (§13.2): `{category, message, retryable, details}` plus `cause`. */
+function recordToValue(record) {
+  const value = {
+    category: record.category,
+    message: record.message,
+    retryable: record.retryable,
+    details: { ...record.details },
+  };
+  if (record.cause !== undefined) value.cause = recordToValue(record.cause);
+  return value;
+}
+
+function setVariable(vars, name, value) {
+  if (name !== undefined) vars.set(name, value);
+}
+
+class Program {
+  constructor(ctx, ambient) {
+    this.ctx = ctx;
+    this.ambient = ambient;
+    /** @type {Map<string, unknown>} */
+    this.vars = new Map();
+  }
+
+  /** Run ops in order; resolves `{value}` when a `return` ran, undefined when the ops ran out. */
+  async run(ops) {
+    if (!Array.isArray(ops)) throw new BadProgram('ops is an array');
+    for (const op of ops) {
+      if (!isObject(op) || typeof op.op !== 'string') throw new BadProgram('an op is an object with a string "op"');
+      const returned = await this.step(op);
+      if (returned !== undefined) return returned;
+    }
+    return undefined;
+  }
+
+  /** Run one op that yields a result, honouring `catch` and `as`. */
+  async guarded(op, action) {
+    const as = member(op, 'as', isString, { optional: true });
+    const catching = member(op, 'catch', isBool, { optional: true }) === true;
+    let result;
+    try {
+      result = await action();
+    } catch (error) {
+      if (!catching || error instanceof BadProgram) throw error;
+      setVariable(this.vars, as, { caught: recordToValue(errorToRecord(error)) });
+      return;
+    }
+    setVariable(this.vars, as, result);
+  }
+
+  async step(op) {
+    const ctx = this.ctx;
+    switch (op.op) {
+      case 'run': {
+        const id = member(op, 'id', isString);
+        const name = member(op, 'name', isString, { optional: true });
+        const attempts = smallInteger(member(op, 'attempts', isInteger, { optional: true }));
+        const hasResult = Object.hasOwn(op, 'result');
+        const result = hasResult ? op.result : null;
+        const fail = member(op, 'fail', isObject, { optional: true });
+        const failure = fail === undefined ? undefined : errorFromValue(fail);
+        const echoIdentity = member(op, 'echo', isBool, { optional: true }) === true;
+        const compensateSpec = member(op, 'compensate', (v) => typeof v === 'boolean' || isObject(v), { optional: true });
+        let compensate;
+        if (compensateSpec === true) {
+          compensate = (forward, s) => ({
+            phase: 'compensation',
+            run_id: s.runId,
+            step_id: s.stepId,
+            operation_id: s.operationId,
+            attempt: new I64(s.attempt),
+            forward_result: forward,
+          });
+        } else if (isObject(compensateSpec)) {
+          const compensationFailure = errorFromValue(member(compensateSpec, 'fail', isObject));
+          compensate = () => {
+            throw compensationFailure;
+          };
+        }
+        const callback = (s) => {
+          if (failure !== undefined) throw failure;
+          if (echoIdentity) {
+            return { phase: 'forward', run_id: s.runId, step_id: s.stepId, operation_id: s.operationId, attempt: new I64(s.attempt) };
+          }
+          return result;
+        };
+        const options = { compensate };
+        if (name !== undefined) options.name = name;
+        if (attempts !== undefined) options.retry = { maxAttempts: attempts, backoff: 1000 };
+        return this.guarded(op, () => ctx.step.run(id, callback, options));
+      }
+      case 'sleep': {
+        const id = member(op, 'id', isString);
+        const duration = programDuration(member(op, 'duration', isStringOrInteger));
+        return this.guarded(op, () => ctx.sleep(id, duration));
+      }
+      case 'sleep_until': {
+        const id = member(op, 'id', isString);
+        const deadline = member(op, 'deadline', (v) => v instanceof Instant);
+        return this.guarded(op, () => ctx.sleepUntil(id, deadline));
+      }
+      case 'wait': {
+        const id = member(op, 'id', isString);
+        const event = member(op, 'event', isString);
+        const correlation = member(op, 'correlation', isStringMap, { optional: true }) ?? {};
+        const timeout = programDuration(member(op, 'timeout', isStringOrInteger));
+        return this.guarded(op, () => ctx.waitForEvent(id, event, { correlation, timeout }));
+      }
+      case 'invoke': {
+        const id = member(op, 'id', isString);
+        const functionId = member(op, 'function', isString);
+        const input = member(op, 'input', isAny);
+        const timeout = member(op, 'timeout', isStringOrInteger, { optional: true });
+        const options = timeout === undefined ? {} : { timeout: programDuration(timeout) };
+        return this.guarded(op, () => ctx.invoke(id, functionId, input, options));
+      }
+      case 'emit': {
+        const id = member(op, 'id', isString);
+        const event = member(op, 'event', isString);
+        const payload = member(op, 'payload', isAny);
+        const metadata = member(op, 'metadata', isStringMap, { optional: true });
+        const attempts = smallInteger(member(op, 'attempts', isInteger, { optional: true }));
+        const options = {};
+        if (metadata !== undefined) options.metadata = metadata;
+        if (attempts !== undefined) options.retry = { maxAttempts: attempts };
+        return this.guarded(op, () => ctx.emit(id, event, payload, options));
+      }
+      case 'duration': {
+        const value = programDuration(member(op, 'value', isStringOrInteger));
+        return this.guarded(op, async () => new U64(toMillis(value)));
+      }
+      case 'json_bytes': {
+        const text = member(op, 'text', isString);
+        return this.guarded(op, async () => json.toBytes(json.fromBytes(new TextEncoder().encode(text))));
+      }
+      case 'raise':
+        throw errorFromValue(member(op, 'error', isObject));
+      case 'return': {
+        if (Object.hasOwn(op, 'value')) return { value: op.value };
+        const name = member(op, 'var', isString);
+        if (!this.vars.has(name)) throw new BadProgram(`variable ${JSON.stringify(name)} is not assigned`);
+        return { value: this.vars.get(name) };
+      }
+      case 'if_ambient': {
+        const key = member(op, 'key', isString);
+        const equals = member(op, 'equals', isString);
+        const then = member(op, 'then', isArray);
+        const otherwise = member(op, 'else', isArray, { optional: true }) ?? [];
+        return this.run(this.ambient.get(key) === equals ? then : otherwise);
+      }
+      case 'catch_all': {
+        const ops = member(op, 'ops', isArray);
+        try {
+          return await this.run(ops);
+        } catch {
+          // Deliberately catches anything (a misbehaving workflow). The SDK's suspension is never
+          // thrown into the workflow, so the pass still answers its first boundary.
+          return undefined;
+        }
+      }
+      default:
+        throw new BadProgram(`unknown op ${JSON.stringify(op.op)}`);
+    }
+  }
+
+  variables() {
+    const out = {};
+    for (const [name, value] of this.vars) {
+      Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
+    }
+    return out;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The conformance registry (§13), in author order
+
+const ambient = new Map();
+let admissionOpen = true;
+
+async function program(ctx, input) {
+  if (!isObject(input) || !Array.isArray(input.ops)) throw new BadProgram('the input is {"ops": [op, ...]}');
+  const interpreter = new Program(ctx, ambient);
+  const returned = await interpreter.run(input.ops);
+  return returned !== undefined ? returned.value : interpreter.variables();
+}
+
+function conformanceRegistry() {
+  return new Registry()
+    .function('conform.saga', saga, { timeout: '1h' })
+    .function('conform.program', program)
+    .function('conform.echo', echo)
+    .function('conform.unportable', unportable)
+    .trigger('conform.saga.order-retried', 'order.retried', 'conform.saga')
+    .trigger('conform.saga.order-created', 'order.created', 'conform.saga')
+    .trigger('conform.echo.requested', 'conform.echo.requested', 'conform.echo');
+}
+
+/** A registry built from a registry spec (§12.3) with the public API; bodies never run. */
+function registryFromSpec(spec) {
+  const registry = new Registry();
+  const body = async () => null;
+  for (const f of spec.functions) registry.function(f.id, body, f.timeout === undefined ? {} : { timeout: f.timeout });
+  for (const t of spec.triggers) registry.trigger(t.id, t.event, t.function);
+  return registry;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The serving loop (§12.1)
+
+const worker = new Worker(conformanceRegistry(), { sdk: DEFAULT_SDK });
+const session = new Session(process.stdin, process.stdout);
+
+async function exit(code) {
+  await session.writer.flush();
+  process.exit(code);
+}
+
+async function handle(envelope) {
+  const { kind, id, body } = envelope;
+  switch (kind) {
+    case 'conform.reset':
+      ambient.clear();
+      admissionOpen = true;
+      return session.send('conform.ack', id, {});
+    case 'conform.set_ambient':
+      ambient.set(body.key, body.value);
+      return session.send('conform.ack', id, {});
+    case 'conform.set_admission':
+      admissionOpen = body.open;
+      return session.send('conform.ack', id, {});
+    case 'conform.register': {
+      let outcome;
+      try {
+        const registration = await session.register(
+          worker,
+          { scope: body.scope, releaseId: body.release_id, instanceId: body.instance_id },
+          id,
+        );
+        if (registration === null) return undefined; // the bench moved on
+        outcome = { status: 'registered', version: registration.version, capabilities: registration.capabilities };
+      } catch (error) {
+        if (error instanceof RegistrationRefused) outcome = { status: 'refused', code: error.code };
+        else if (error instanceof RyusenError) outcome = { status: 'failed', error: error.toRecord() };
+        else throw error;
+      }
+      return session.send('conform.registration_outcome', id, outcome);
+    }
+    case 'conform.publish': {
+      const registry = body.registry === undefined ? worker.registry : registryFromSpec(body.registry);
+      try {
+        registry.manifest();
+      } catch (error) {
+        if (!(error instanceof RyusenError)) throw error;
+        return session.send('conform.publication_outcome', id, { status: 'invalid', error: error.toRecord() });
+      }
+      let result;
+      try {
+        result = await session.publish(worker, { scope: body.scope, expectedParent: body.expected_parent }, id, registry);
+      } catch (error) {
+        if (!(error instanceof RyusenError)) throw error;
+        log(`publication answered with protocol_error: ${error.category}`);
+        return undefined;
+      }
+      if (result === null) return undefined; // the bench moved on
+      const outcome =
+        result.status === 'activated'
+          ? { status: 'activated', application_generation: result.applicationGeneration, workspace_generation: result.workspaceGeneration }
+          : result.status === 'conflict'
+            ? { status: 'conflict', active_generation: result.activeGeneration }
+            : { status: 'rejected', code: result.code };
+      return session.send('conform.publication_outcome', id, outcome);
+    }
+    case 'invoke': {
+      const answer = await worker.execute(envelope, { admissionOpen });
+      return session.send(answer.kind, id, answer.body);
+    }
+    case 'conform.shutdown':
+      return exit(0);
+    case 'protocol_error':
+      log(`the bench reported a protocol error: ${JSON.stringify(body.error)}`);
+      return undefined;
+    default: {
+      const error = new RyusenError('protocol.malformed', `${kind} out of turn`, {
+        details: { pointer: '/kind' },
+      });
+      return session.send('protocol_error', id, { error: error.toRecord() });
+    }
+  }
+}
+
+process.on('unhandledRejection', (reason) => log(`unhandled rejection: ${reason?.stack ?? reason}`));
+process.stdout.on('error', (error) => {
+  log(`stdout: ${error.message}`);
+  process.exit(1);
+});
+
+async function main() {
+  log(`ready (${DEFAULT_SDK.runtime})`);
+  for (;;) {
+    let received;
+    try {
+      received = await session.receive();
+    } catch (error) {
+      if (error instanceof FramingError) {
+        log(`broken stream: ${error.message}`);
+        return exit(1);
+      }
+      throw error;
+    }
+    if (received === null) return exit(0);
+    if (received.fault) {
+      await session.sendFault(received.fault);
+      continue;
+    }
+    await handle(received.envelope);
+  }
+}
+
+main().catch((error) => {
+  log(`fatal: ${error?.stack ?? error}`);
+  process.exit(1);
+});

@@ -1,0 +1,64 @@
+"""`fixtures record` against the bundled Python conformance host: a draft, never an overwrite."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+
+import pytest
+from conftest import fixture_document
+
+from fakepeer.cases import repository_root
+
+HOST = repository_root() / "runners" / "python" / "host.py"
+pytestmark = pytest.mark.skipif(not HOST.is_file(), reason="the bundled Python host is missing")
+SDK = f"{shlex.quote(sys.executable)} {shlex.quote(str(HOST))}"
+
+
+def _draft(tmp_path):
+    document = fixture_document("values.draft")
+    document["steps"] = document["steps"][:1]  # sends only
+    path = tmp_path / "values.draft.json"
+    path.write_text(json.dumps(document))
+    return path
+
+
+def test_record_writes_a_reviewable_draft(runner, app, tmp_path) -> None:
+    draft = _draft(tmp_path)
+    before = draft.read_text()
+    result = runner.invoke(
+        app, ["fixtures", "record", "--sdk", SDK, "--from", str(draft), "--wait", "10"]
+    )
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "values.draft.recorded.json"
+    recorded = json.loads(out.read_text())
+    assert recorded["steps"][1] == {
+        "expect": {"kind": "completed", "body": {"value": {"t": "str", "v": "x"}}}
+    }
+    assert recorded["notes"].startswith("RECORDED DRAFT")
+    assert recorded["title"].startswith("DRAFT: ")
+    assert draft.read_text() == before
+    again = runner.invoke(app, ["fixtures", "record", "--sdk", SDK, "--from", str(draft)])
+    assert again.exit_code == 2 and "--force" in again.output
+    validated = runner.invoke(app, ["fixtures", "validate", str(out)])
+    assert validated.exit_code == 2 and "recorded draft" in validated.output
+
+
+def test_record_refuses_to_target_an_accepted_fixture(runner, app, tmp_path) -> None:
+    draft = _draft(tmp_path)
+    result = runner.invoke(
+        app,
+        ["fixtures", "record", "--sdk", SDK, "--from", str(draft), "--out", str(draft), "--force"],
+    )
+    assert result.exit_code == 2
+    assert ".recorded.json" in result.output
+
+
+def test_record_reports_a_missing_sdk(runner, app, tmp_path) -> None:
+    draft = _draft(tmp_path)
+    result = runner.invoke(
+        app, ["fixtures", "record", "--sdk", "/no/such/host", "--from", str(draft)]
+    )
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output

@@ -1,0 +1,114 @@
+"""`fixtures validate`: problems name the file, a JSON pointer and the expectation; exit 2."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import fixture_document, write_fixture
+
+
+def _validate(runner, app, *paths):
+    return runner.invoke(app, ["fixtures", "validate", *map(str, paths)])
+
+
+def test_valid_fixture_passes(runner, app, tmp_path) -> None:
+    write_fixture(tmp_path, fixture_document())
+    result = _validate(runner, app, tmp_path)
+    assert result.exit_code == 0, result.output
+    assert "1 fixture file(s) valid" in result.output
+
+
+def test_quote_not_in_rfd(runner, app, tmp_path) -> None:
+    document = fixture_document(rule={"section": "x", "quote": "Unknown fields are welcome"})
+    path = write_fixture(tmp_path, document)
+    result = _validate(runner, app, tmp_path)
+    assert result.exit_code == 2
+    assert f"{path}: /rule/quote:" in result.output
+    assert "rfd-2-execution-protocol.txt" in result.output
+
+
+def test_quote_is_whitespace_insensitive(runner, app, tmp_path) -> None:
+    document = fixture_document(rule={"section": "x", "quote": "Unknown   fields\n are ignored"})
+    write_fixture(tmp_path, document)
+    assert _validate(runner, app, tmp_path).exit_code == 0
+
+
+def test_id_must_match_file_and_category(runner, app, tmp_path) -> None:
+    write_fixture(tmp_path, fixture_document(), name="values.other")
+    moved = fixture_document("values.moved")
+    path = tmp_path / "json" / "values.moved.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(moved))
+    result = _validate(runner, app, tmp_path)
+    assert result.exit_code == 2
+    assert "values.other.json: /id:" in result.output
+    assert "values.moved.json: /category:" in result.output
+
+
+def test_id_must_start_with_category(runner, app, tmp_path) -> None:
+    write_fixture(tmp_path, fixture_document("sample-no-prefix"))
+    result = _validate(runner, app, tmp_path)
+    assert result.exit_code == 2
+    assert "/id: an id starts with its category" in result.output
+
+
+def test_duplicate_ids(runner, app, tmp_path) -> None:
+    write_fixture(tmp_path, fixture_document())
+    other = tmp_path / "second"
+    write_fixture(other, fixture_document())
+    result = _validate(runner, app, tmp_path)
+    assert result.exit_code == 2
+    assert "is also used by" in result.output
+
+
+def test_send_and_expect_kinds_checked(runner, app, tmp_path) -> None:
+    document = fixture_document()
+    document["steps"][0]["send"]["kind"] = "completed"
+    document["steps"][1]["expect"]["kind"] = "invoke"
+    path = write_fixture(tmp_path, document)
+    result = _validate(runner, app, tmp_path)
+    assert result.exit_code == 2
+    assert f"{path}: /steps/0/send/kind: expected a bench-to-host kind" in result.output
+    assert f"{path}: /steps/1/expect/kind: expected a host-to-bench kind" in result.output
+
+
+def test_macros_checked(runner, app, tmp_path) -> None:
+    document = fixture_document()
+    document["steps"][0]["send"]["body"]["input"] = {"$plian": "x"}
+    write_fixture(tmp_path, document)
+    near = fixture_document("values.near")
+    near["steps"][0]["send"]["body"]["input"] = {"$plain": "x", "t": "str"}
+    write_fixture(tmp_path, near)
+    result = _validate(runner, app, tmp_path)
+    assert result.exit_code == 2
+    assert "unknown macro '$plian'" in result.output
+    assert "/steps/0/send/body/input: a member starting with $" in result.output
+
+
+def test_protocol_section_and_capability_checked(runner, app, tmp_path) -> None:
+    document = fixture_document(capabilities=["teleport"])
+    document["rule"]["protocol"] = "§99.1"
+    write_fixture(tmp_path, document)
+    result = _validate(runner, app, tmp_path)
+    assert result.exit_code == 2
+    assert "/rule/protocol: docs/protocol.md has no section §99.1" in result.output
+    assert "/capabilities/0: expected a §7.3 capability" in result.output
+
+
+def test_schema_problem_and_bad_json_have_no_traceback(runner, app, tmp_path) -> None:
+    document = fixture_document(level="optional")
+    write_fixture(tmp_path, document)
+    broken = tmp_path / "values" / "values.broken.json"
+    broken.write_text("{not json")
+    result = _validate(runner, app, tmp_path)
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output
+    assert "/level" in result.output
+    assert "values.broken.json: (root): not valid JSON" in result.output
+
+
+def test_recorded_draft_is_refused(runner, app, tmp_path) -> None:
+    write_fixture(tmp_path, fixture_document(), name="values.sample.recorded")
+    result = _validate(runner, app, tmp_path)
+    assert result.exit_code == 2
+    assert "a recorded draft is not a fixture" in result.output

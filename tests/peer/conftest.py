@@ -1,0 +1,50 @@
+"""Shared helpers for the fake peer's own tests (no real fixtures, no real SDKs)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from fakepeer.cases import Scenario
+
+HOSTS = Path(__file__).resolve().parent / "hosts"
+TABLE_HOST = HOSTS / "table_host.py"
+
+
+def host_command(name: str) -> list[str]:
+    return [sys.executable, str(HOSTS / name)]
+
+
+def invoke_body(run_id: str, value: object = None) -> dict:
+    return {
+        "run_id": run_id,
+        "function_id": "conform.echo",
+        "mode": "discover",
+        "input": {"$plain": value},
+        "history": [],
+    }
+
+
+def echo_scenario(run_id: str, *, fixture_id: str | None = None, expect_value: object = None,
+                  capabilities: tuple[str, ...] = (), level: str = "required",
+                  category: str = "discovery") -> Scenario:
+    """A fixture that invokes conform.echo on the table host and expects `completed`."""
+    scenario = Scenario(
+        fixture_id or f"t.{run_id}",
+        f"table host run {run_id}",
+        section="tests",
+        quote="An invocation contains the run input",
+        category=category,
+        level=level,
+        capabilities=capabilities,
+    )
+    scenario.send("invoke", invoke_body(run_id, "hi"))
+    scenario.expect("completed", {"value": {"$plain": "hi" if expect_value is None else expect_value}})
+    return scenario
+
+
+@pytest.fixture
+def table_host_command() -> str:
+    return f"{sys.executable} {TABLE_HOST}"

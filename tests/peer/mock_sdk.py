@@ -1,0 +1,91 @@
+"""An in-memory SDK for session and runner tests, built on MockTransport."""
+
+from __future__ import annotations
+
+import threading
+
+from fakepeer.session import SdkTarget
+from fakepeer.transport import MockTransport, TransportClosed, json_handler
+from fakepeer.transport.errors import FrameError
+
+CAPABILITIES = ["compensation", "timers"]
+
+
+def register_body(capabilities: list[str]) -> dict:
+    return {
+        "scope": {"workspace_id": "ws-conform", "application_id": "app-conform"},
+        "release": {"kind": "versioned", "id": "rel-conform-1"},
+        "instance_id": "conform-instance-1",
+        "manifest_hash": "sha256:" + "0" * 64,
+        "functions": ["conform.echo"],
+        "contract": {"protocol_major": 1, "value_codec": "ryusen.tagged/1",
+                     "capabilities": capabilities},
+        "versions": ["1.0"],
+        "capabilities": capabilities,
+        "capacity": {"max_concurrent": 1},
+        "sdk": {"name": "mock", "version": "0", "language": "python", "runtime": "test"},
+    }
+
+
+class MockSdk:
+    """Answers like a conformance host; `run_id` values choose misbehaviours (see `_invoke`)."""
+
+    def __init__(self, capabilities: list[str] | None = None, registration: str = "registered",
+                 ack_kind: str = "conform.ack") -> None:
+        self.capabilities = CAPABILITIES if capabilities is None else capabilities
+        self.registration = registration
+        self.ack_kind = ack_kind
+        self.starts = 0
+        self.received: list[dict] = []
+        self.lock = threading.Lock()
+
+    def target(self, label: str = "mock") -> SdkTarget:
+        return SdkTarget(label, ["mock"], self.factory)
+
+    def factory(self) -> MockTransport:
+        with self.lock:
+            self.starts += 1
+        transport = MockTransport(lambda payload: None)  # replaced below
+        transport.handler = json_handler(lambda envelope: self._answer(transport, envelope))
+        return transport
+
+    def _answer(self, transport: MockTransport, envelope: dict) -> list[dict]:
+        with self.lock:
+            self.received.append(envelope)
+        kind, ident, body = envelope["kind"], envelope["id"], envelope["body"]
+
+        def reply(kind: str, body: dict, ident: str = ident) -> list[dict]:
+            return [{"version": "1.0", "kind": kind, "id": ident, "body": body}]
+
+        if kind == "conform.register":
+            return reply("register", register_body(self.capabilities))
+        if kind == "register_ack":
+            if self.registration != "registered":
+                return reply("conform.registration_outcome",
+                             {"status": "refused", "code": "unauthorized_scope"})
+            return reply("conform.registration_outcome",
+                         {"status": "registered", "version": "1.0", "capabilities": self.capabilities})
+        if kind == "conform.reset":
+            return reply(self.ack_kind, {})
+        if kind == "invoke":
+            return self._invoke(transport, body, reply)
+        return []
+
+    def _invoke(self, transport: MockTransport, body: dict, reply) -> list[dict]:
+        run_id = body["run_id"]
+        if run_id == "crash":
+            transport.write_stderr("mock: crashing\n")
+            raise TransportClosed("closed its output; exited with status 3")
+        if run_id == "framing":
+            raise FrameError("announced a frame of 4294967295 bytes (limit 16777216)")
+        if run_id == "hang":
+            return []
+        if run_id == "wrong-id":
+            return reply("completed", {"value": {"t": "null"}}, "other#1")
+        if run_id == "garbage":
+            return [b"not json"]  # type: ignore[list-item]
+        if run_id == "wrong-value":
+            return reply("completed", {"value": {"t": "str", "v": "surprise"}})
+        if run_id == "schema":
+            return reply("completed", {"value": 5})
+        return reply("completed", {"value": body["input"]})

@@ -1,0 +1,196 @@
+"""The command line end to end, against the table-driven host (a real subprocess SDK)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from fakepeer.session import targets
+from fakepeer.transport import CommandError
+from tests.peer.conftest import TABLE_HOST, echo_scenario
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def conform(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "fakepeer", *args],
+        capture_output=True, text=True, cwd=REPO, timeout=timeout,
+    )
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    root = tmp_path / "fixtures"
+    for run_id in ("ok", "echo", "wrong-value", "crash", "hang", "garbage"):
+        echo_scenario(run_id).write(root)
+    echo_scenario("caps", capabilities=("event_waits",)).write(root)
+    echo_scenario("advice", level="recommended", expect_value="other").write(root)
+    return root
+
+
+def sdk_args(corpus: Path) -> list[str]:
+    return ["--sdk", f"{sys.executable} {TABLE_HOST}", "--no-default-fixtures",
+            "--fixtures", str(corpus), "--timeout", "2"]
+
+
+def last_line(text: str) -> str:
+    return text.rstrip("\n").splitlines()[-1]
+
+
+def test_run_reports_and_exit_status(corpus: Path, tmp_path: Path) -> None:
+    report = tmp_path / "out" / "report.json"
+    junit = tmp_path / "out" / "junit.xml"
+    markdown = tmp_path / "out" / "summary.md"
+    failures = tmp_path / "known.txt"
+    result = conform("run", *sdk_args(corpus), "--report-json", str(report), "--junit", str(junit),
+                     "--markdown", str(markdown), "--write-failures", str(failures))
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert last_line(result.stdout) == "2 passed, 5 failed, 1 skipped"
+    assert "Traceback" not in result.stdout + result.stderr
+    assert "FAIL t.wrong-value" in result.stdout and "WARNING t.advice" in result.stdout
+    assert "table host: crashing on purpose" in result.stdout
+    document = json.loads(report.read_text())
+    assert document["summary"]["total"] == 8
+    assert junit.read_text().startswith("<?xml")
+    assert "# Ryusen conformance report" in markdown.read_text()
+    listed = [line for line in failures.read_text().splitlines() if not line.startswith("#")]
+    assert listed == ["t.advice", "t.crash", "t.garbage", "t.hang", "t.wrong-value"]
+
+    again = conform("run", *sdk_args(corpus), "--known-failures", str(failures))
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert last_line(again.stdout) == "2 passed, 0 failed, 1 skipped"
+
+
+def test_recommended_only_failures_pass_unless_strict(corpus: Path) -> None:
+    args = [*sdk_args(corpus), "-k", "advice"]
+    assert conform("run", *args).returncode == 0
+    strict = conform("run", *args, "--strict")
+    assert strict.returncode == 1
+    assert last_line(strict.stdout) == "0 passed, 1 failed"
+
+
+def test_selection_list_and_shards(corpus: Path) -> None:
+    listing = conform("run", *sdk_args(corpus), "--list", "-k", "h")
+    assert listing.returncode == 0
+    ids = [line.split("\t")[0] for line in listing.stdout.splitlines()]
+    assert ids == ["t.crash", "t.echo", "t.hang"]
+    caps = conform("run", *sdk_args(corpus), "--list", "-k", "caps").stdout
+    assert caps == "t.caps\tdiscovery\trequired\tevent_waits\n"
+    shards = [conform("run", *sdk_args(corpus), "--list", "--shard", f"{k}/3").stdout.split()
+              for k in (1, 2, 3)]
+    firsts = [word for shard in shards for word in shard if word.startswith("t.")]
+    assert sorted(firsts) == ["t.advice", "t.caps", "t.crash", "t.echo", "t.garbage", "t.hang",
+                              "t.ok", "t.wrong-value"]
+    assert conform("run", *sdk_args(corpus), "--list", "--shard", "1/3").stdout.split() == shards[0]
+
+
+def test_jobs_and_two_sdks(corpus: Path, tmp_path: Path) -> None:
+    report = tmp_path / "r.json"
+    result = conform("run", *sdk_args(corpus), "--sdk", str(TABLE_HOST.relative_to(REPO)),
+                     "--jobs", "2", "-k", "h", "--report-json", str(report))
+    document = json.loads(report.read_text())
+    assert [len(sdk["cases"]) for sdk in document["sdks"]] == [3, 3]
+    assert last_line(result.stdout) == "2 passed, 4 failed"  # per SDK: t.echo passes; t.crash, t.hang error
+
+
+def test_shard_reports_merge(corpus: Path, tmp_path: Path) -> None:
+    paths = []
+    for k in (1, 2):
+        path = tmp_path / f"shard{k}.json"
+        conform("run", *sdk_args(corpus), "-k", "h", "--shard", f"{k}/2", "--report-json", str(path))
+        paths.append(str(path))
+    merged = tmp_path / "merged.json"
+    result = conform("merge", *paths, "--report-json", str(merged))
+    assert result.returncode == 1
+    assert last_line(result.stdout) == "1 passed, 2 failed"
+    assert json.loads(merged.read_text())["summary"]["total"] == 3
+
+
+def test_usage_and_fixture_errors_exit_2_without_traceback(tmp_path: Path, corpus: Path) -> None:
+    cases = [
+        conform("run", "--bogus"),
+        conform("run", *sdk_args(corpus), "--shard", "9/2"),
+        conform("run", "--sdk", "./no/such/host", "--no-default-fixtures", "--fixtures", str(corpus)),
+        conform("run", *sdk_args(corpus), "-k", "matches-nothing"),
+        conform("run", *sdk_args(corpus), "--known-failures", str(tmp_path / "missing.txt")),
+        conform("merge", str(tmp_path / "missing.json")),
+    ]
+    broken = tmp_path / "broken" / "values"
+    broken.mkdir(parents=True)
+    (broken / "x.json").write_text('{"id": "x"}')
+    cases.append(conform("run", "--no-default-fixtures", "--fixtures", str(broken.parent)))
+    for result in cases:
+        assert result.returncode == 2, result.stdout + result.stderr
+        assert "Traceback" not in result.stdout + result.stderr
+    assert "x.json: (root): 'title' is a required property" in cases[-1].stderr
+
+
+def test_schema_export(tmp_path: Path) -> None:
+    result = conform("schema", "--out", str(tmp_path / "schemas"))
+    assert result.returncode == 0, result.stderr
+    names = {path.name for path in (tmp_path / "schemas").iterdir()}
+    assert {"fixture.schema.json", "report.schema.json", "invoke.schema.json"} <= names
+
+
+def test_missing_default_sdk_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(targets, "default_python_host", lambda: tmp_path / "host.py")
+    with pytest.raises(CommandError, match="--sdk"):
+        targets.targets_from_options(None)
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _gone(pid: int, seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return True
+        if state == "Z":
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_ctrl_c_leaves_no_sdk_process(corpus: Path) -> None:
+    args = ["--sdk", f"{sys.executable} {TABLE_HOST}", "--no-default-fixtures",
+            "--fixtures", str(corpus), "--timeout", "60", "-k", "hang"]
+    bench = subprocess.Popen([sys.executable, "-m", "fakepeer", "run", *args], cwd=REPO,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        children: list[int] = []
+        while not children and time.monotonic() < deadline:
+            children = _children(bench.pid)
+            time.sleep(0.05)
+        assert children, "the bench never started the SDK"
+        time.sleep(0.5)  # let it reach the hanging case; correctness does not depend on this
+        bench.send_signal(signal.SIGINT)
+        _, stderr = bench.communicate(timeout=30)
+    finally:
+        if bench.poll() is None:
+            bench.kill()
+    assert bench.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    assert all(_gone(child) for child in children)
+    assert os.getpid()

@@ -1,0 +1,97 @@
+"""The runner: jobs, --max-time, known failures, strictness and exit status, several SDKs."""
+
+from __future__ import annotations
+
+from fakepeer.session import Outcome, RunOptions, run_suite, summary_line
+from fakepeer.session.outcomes import format_known_failures, read_known_failures
+from tests.peer.conftest import echo_scenario
+from tests.peer.mock_sdk import MockSdk
+
+
+def _fixtures(*run_ids: str, level: str = "required") -> list:
+    return [echo_scenario(run_id, level=level).build() for run_id in run_ids]
+
+
+def test_results_are_per_sdk_and_in_fixture_order() -> None:
+    first, second = MockSdk(), MockSdk(capabilities=[])
+    fixtures = _fixtures("ok", "echo") + [echo_scenario("caps", capabilities=("timers",)).build()]
+    result = run_suite([first.target("a"), second.target("b")], fixtures, RunOptions())
+    assert [sdk.label for sdk in result.sdks] == ["a", "b"]
+    assert [r.id for r in result.sdks[0].results] == ["t.caps", "t.echo", "t.ok"]
+    assert [r.outcome for r in result.sdks[1].results] == [Outcome.SKIP, Outcome.PASS, Outcome.PASS]
+    assert result.sdks[0].capabilities == ["compensation", "timers"]
+    assert result.sdks[1].capabilities == []
+
+
+def test_jobs_run_every_case_once_with_at_most_one_process_per_job() -> None:
+    sdk = MockSdk()
+    fixtures = [echo_scenario("ok", fixture_id=f"t.case{n:02d}").build() for n in range(30)]
+    seen = []
+    result = run_suite([sdk.target()], fixtures, RunOptions(jobs=3),
+                       on_result=lambda target, case: seen.append(case.id))
+    assert sorted(seen) == [f.id for f in fixtures]
+    assert [r.id for r in result.sdks[0].results] == [f.id for f in fixtures]
+    assert all(r.outcome is Outcome.PASS for r in result.sdks[0].results)
+    assert 1 <= sdk.starts <= 3  # a job starts its process when it takes its first case
+    assert result.sdks[0].starts == sdk.starts
+
+
+def test_max_time_exceeded_marks_remaining_cases_as_errors() -> None:
+    sdk = MockSdk()
+    result = run_suite([sdk.target()], _fixtures("ok", "echo"), RunOptions(max_time=1e-9))
+    assert all(r.outcome is Outcome.ERROR for r in result.sdks[0].results)
+    assert "--max-time" in result.sdks[0].results[0].reason
+    assert result.exit_status() == 1
+
+
+def test_exit_status_required_failure() -> None:
+    result = run_suite([MockSdk().target()], _fixtures("ok", "wrong-value"), RunOptions())
+    assert result.exit_status() == 1
+    assert summary_line(result.counts()) == "1 passed, 1 failed"
+
+
+def test_recommended_failure_is_a_warning_unless_strict() -> None:
+    fixtures = _fixtures("ok") + _fixtures("wrong-value", level="recommended")
+    lenient = run_suite([MockSdk().target()], fixtures, RunOptions())
+    assert lenient.exit_status() == 0
+    assert lenient.sdks[0].results[1].is_warning(strict=False)
+    strict = run_suite([MockSdk().target()], fixtures, RunOptions(strict=True))
+    assert strict.exit_status() == 1
+
+
+def test_known_failures_become_xfail_and_xpass_fails_only_when_strict() -> None:
+    fixtures = _fixtures("ok", "wrong-value", "crash")
+    known = frozenset({"t.wrong-value", "t.crash"})
+    result = run_suite([MockSdk().target()], fixtures, RunOptions(known_failures=known))
+    outcomes = {r.id: r.outcome for r in result.sdks[0].results}
+    assert outcomes == {"t.ok": Outcome.PASS, "t.wrong-value": Outcome.XFAIL, "t.crash": Outcome.XFAIL}
+    assert result.exit_status() == 0
+    assert summary_line(result.counts()) == "1 passed, 0 failed"
+    known_ok = frozenset({"t.ok"})
+    lenient = run_suite([MockSdk().target()], _fixtures("ok"), RunOptions(known_failures=known_ok))
+    assert lenient.sdks[0].results[0].outcome is Outcome.XPASS
+    assert lenient.exit_status() == 0
+    strict = run_suite([MockSdk().target()], _fixtures("ok"),
+                       RunOptions(known_failures=known_ok, strict=True))
+    assert strict.exit_status() == 1
+
+
+def test_summary_line_mentions_skips_only_when_present() -> None:
+    assert summary_line({"pass": 2, "fail": 1, "error": 1, "skip": 0}) == "2 passed, 2 failed"
+    assert summary_line({"pass": 2, "xpass": 1, "skip": 3}) == "3 passed, 0 failed, 3 skipped"
+
+
+def test_known_failures_file_round_trip(tmp_path) -> None:
+    path = tmp_path / "known.txt"
+    path.write_text(format_known_failures(["b.case", "a.case", "b.case"], "header line\nsecond"))
+    text = path.read_text()
+    assert text.splitlines() == ["# header line", "# second", "a.case", "b.case"]
+    path.write_text(text + "\n  c.case   # trailing comment\n\n# only a comment\n")
+    assert read_known_failures(path) == {"a.case", "b.case", "c.case"}
+
+
+def test_failures_list_uses_raw_outcomes() -> None:
+    fixtures = _fixtures("ok", "wrong-value", "hang")
+    result = run_suite([MockSdk().target()], fixtures,
+                       RunOptions(known_failures=frozenset({"t.hang"})))
+    assert [r.id for r in result.sdks[0].failures()] == ["t.hang", "t.wrong-value"]

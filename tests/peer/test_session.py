@@ -1,0 +1,141 @@
+"""The SDK session and one case: handshake, reset, outcomes, respawn after errors."""
+
+from __future__ import annotations
+
+from fakepeer.compare import Comparer
+from fakepeer.session import Outcome, SdkSession, run_case
+from tests.peer.conftest import echo_scenario
+from tests.peer.mock_sdk import CAPABILITIES, MockSdk
+
+
+def _run(sdk: MockSdk, session: SdkSession, run_id: str, **kwargs):
+    fixture = echo_scenario(run_id, **kwargs).build()
+    return run_case(session, fixture, timeout=5.0, comparer=Comparer())
+
+
+def test_handshake_acks_exactly_the_offer_and_records_it() -> None:
+    sdk = MockSdk(capabilities=["timers", "compensation", "future_thing"])
+    session = SdkSession(sdk.factory)
+    session.ensure_started(None)
+    register, ack = sdk.received[0], sdk.received[1]
+    assert register["kind"] == "conform.register"
+    assert register["body"] == {"scope": {"workspace_id": "ws-conform", "application_id": "app-conform"},
+                                "release_id": "rel-conform-1", "instance_id": "conform-instance-1"}
+    assert ack["kind"] == "register_ack" and ack["id"] == register["id"]
+    assert ack["body"] == {"version": "1.0", "capabilities": ["timers", "compensation", "future_thing"],
+                           "required_capabilities": []}
+    assert session.capabilities == {"timers", "compensation", "future_thing"}
+
+
+def test_one_process_serves_many_cases_with_a_reset_before_each() -> None:
+    sdk = MockSdk()
+    session = SdkSession(sdk.factory)
+    results = [_run(sdk, session, "ok", fixture_id=f"t.ok{n}") for n in range(3)]
+    assert [r.outcome for r in results] == [Outcome.PASS] * 3
+    assert sdk.starts == 1
+    kinds = [e["kind"] for e in sdk.received]
+    assert kinds.count("conform.reset") == 3
+    assert kinds.index("conform.reset") < kinds.index("invoke")
+
+
+def test_wire_log_records_every_frame_of_the_case() -> None:
+    sdk = MockSdk()
+    session = SdkSession(sdk.factory)
+    session.ensure_started(None)
+    result = _run(sdk, session, "ok")
+    kinds = [(r.direction, r.to_json()["json"]["kind"]) for r in result.wire]
+    assert kinds == [("sent", "conform.reset"), ("sent", "invoke"),
+                     ("received", "conform.ack"), ("received", "completed")]
+
+
+def test_first_case_wire_log_includes_the_handshake() -> None:
+    sdk = MockSdk()
+    result = _run(sdk, SdkSession(sdk.factory), "ok")
+    assert result.wire[0].to_json()["json"]["kind"] == "conform.register"
+
+
+def test_value_mismatch_is_fail_with_diff_and_keeps_the_process() -> None:
+    sdk = MockSdk()
+    session = SdkSession(sdk.factory)
+    result = _run(sdk, session, "wrong-value")
+    assert result.outcome is Outcome.FAIL
+    assert '/body/value/v: expected "hi", got "surprise"' in result.diff
+    assert _run(sdk, session, "ok").outcome is Outcome.PASS
+    assert sdk.starts == 1
+
+
+def test_schema_violation_is_fail() -> None:
+    sdk = MockSdk()
+    result = _run(sdk, SdkSession(sdk.factory), "schema", expect_value=None)
+    assert result.outcome is Outcome.FAIL
+    assert any(f.kind == "schema" for f in result.findings)
+
+
+def test_errors_cost_one_case_and_the_next_gets_a_fresh_process() -> None:
+    sdk = MockSdk()
+    session = SdkSession(sdk.factory)
+    expectations = {
+        "crash": "crashed",
+        "framing": "broke framing",
+        "hang": "hung",
+        "wrong-id": "answered out of turn",
+        "garbage": "wrote garbage",
+    }
+    for run_id, reason in expectations.items():
+        starts = sdk.starts
+        result = _run(sdk, session, run_id)
+        assert result.outcome is Outcome.ERROR, run_id
+        assert reason in result.reason, (run_id, result.reason)
+        follow = _run(sdk, session, "ok")
+        assert follow.outcome is Outcome.PASS, (run_id, follow.reason)
+        assert sdk.starts == starts + 1 or (starts == 0 and sdk.starts == 2)
+    crash = _run(sdk, session, "crash")
+    assert "mock: crashing" in crash.stderr_tail
+
+
+def test_missing_capability_is_a_skip_naming_it() -> None:
+    sdk = MockSdk(capabilities=["timers"])
+    result = _run(sdk, SdkSession(sdk.factory), "ok", capabilities=("event_waits", "timers"))
+    assert result.outcome is Outcome.SKIP
+    assert result.reason == "the SDK does not offer the capabilities: event_waits"
+
+
+def test_wrong_reset_answer_is_an_error() -> None:
+    sdk = MockSdk(ack_kind="conform.nope")
+    result = _run(sdk, SdkSession(sdk.factory), "ok")
+    assert result.outcome is Outcome.ERROR
+    assert "conform.reset" in result.reason
+
+
+def test_failed_registration_is_an_error_then_the_sdk_is_given_up() -> None:
+    sdk = MockSdk(registration="refused")
+    session = SdkSession(sdk.factory)
+    results = [_run(sdk, session, "ok", fixture_id=f"t.ok{n}") for n in range(4)]
+    assert all(r.outcome is Outcome.ERROR for r in results)
+    assert "registration handshake failed" in results[0].reason
+    assert "attempts in a row" in results[-1].reason
+    assert sdk.starts == 2
+
+
+def test_known_failure_outcomes() -> None:
+    sdk = MockSdk()
+    session = SdkSession(sdk.factory)
+    fixture = echo_scenario("wrong-value").build()
+    result = run_case(session, fixture, timeout=5, comparer=Comparer(), known_failure=True)
+    assert (result.outcome, result.raw_outcome) == (Outcome.XFAIL, Outcome.FAIL)
+    fixture = echo_scenario("ok").build()
+    result = run_case(session, fixture, timeout=5, comparer=Comparer(), known_failure=True)
+    assert (result.outcome, result.raw_outcome) == (Outcome.XPASS, Outcome.PASS)
+
+
+def test_shutdown_sends_conform_shutdown() -> None:
+    sdk = MockSdk()
+    session = SdkSession(sdk.factory)
+    session.ensure_started(None)
+    session.shutdown()
+    assert sdk.received[-1]["kind"] == "conform.shutdown"
+    assert session.transport is None
+
+
+def test_default_capabilities_constant() -> None:
+    assert CAPABILITIES == sorted(CAPABILITIES)
