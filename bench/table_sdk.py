@@ -19,7 +19,11 @@ REGISTER = {
     "instance_id": "conform-instance-1",
     "manifest_hash": "sha256:" + "0" * 64,
     "functions": ["conform.echo", "conform.program", "conform.saga", "conform.unportable"],
-    "contract": {"protocol_major": 1, "value_codec": "ryusen.tagged/1", "capabilities": CAPABILITIES},
+    "contract": {
+        "protocol_major": 1,
+        "value_codec": "ryusen.tagged/1",
+        "capabilities": CAPABILITIES,
+    },
     "versions": ["1.0"],
     "capabilities": CAPABILITIES,
     "capacity": {"max_concurrent": 1},
@@ -29,8 +33,9 @@ OUTCOME = {"status": "registered", "version": "1.0", "capabilities": CAPABILITIE
 
 
 def answer(kind, ident, body):
-    payload = json.dumps({"version": "1.0", "kind": kind, "id": ident, "body": body},
-                         separators=(",", ":")).encode()
+    payload = json.dumps(
+        {"version": "1.0", "kind": kind, "id": ident, "body": body}, separators=(",", ":")
+    ).encode()
     OUT.write(HEADER.pack(len(payload)) + payload)
     OUT.flush()
 

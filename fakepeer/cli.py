@@ -63,33 +63,41 @@ class UsageProblem(Exception):
 def run(
     sdk: Annotated[
         list[str] | None,
-        typer.Option("--sdk", help="Command starting a conformance host (repeatable). "
-                     "Default: the bundled Python reference SDK."),
+        typer.Option(
+            "--sdk",
+            help="Command starting a conformance host (repeatable). "
+            "Default: the bundled Python reference SDK.",
+        ),
     ] = None,
     fixtures: Annotated[
         list[Path] | None,
-        typer.Option("--fixtures", help="Extra fixture file or folder (repeatable)."),
+        typer.Option("--fixtures", help="Fixture file or folder to add to fixtures/ (repeatable)."),
     ] = None,
     no_default_fixtures: Annotated[
         bool, typer.Option("--no-default-fixtures", help="Do not load the repository's fixtures/.")
     ] = False,
     keyword: Annotated[
-        str | None, typer.Option("-k", help="Only fixtures whose id or category contains EXPR.",
-                                 metavar="EXPR")
+        str | None,
+        typer.Option(
+            "-k", help="Only fixtures whose id or category contains EXPR.", metavar="EXPR"
+        ),
     ] = None,
     category: Annotated[
         list[str] | None, typer.Option("--category", help="Only this category (repeatable).")
     ] = None,
     shard: Annotated[
-        str | None, typer.Option("--shard", help="Run shard K of N (by sorted fixture id).",
-                                 metavar="K/N")
+        str | None,
+        typer.Option("--shard", help="Run shard K of N (by sorted fixture id).", metavar="K/N"),
     ] = None,
-    list_only: Annotated[bool, typer.Option("--list", help="List the selected fixtures; run nothing.")] = False,
+    list_only: Annotated[
+        bool, typer.Option("--list", help="List the selected fixtures; run nothing.")
+    ] = False,
     timeout: Annotated[
         float, typer.Option("--timeout", help="Seconds allowed per case.", min=0.001)
     ] = DEFAULT_CASE_TIMEOUT,
     max_time: Annotated[
-        float | None, typer.Option("--max-time", help="Seconds allowed for the whole run.", min=0.001)
+        float | None,
+        typer.Option("--max-time", help="Seconds allowed for the whole run.", min=0.001),
     ] = None,
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="SDK sessions in parallel.", min=1)] = 1,
     known_failures: Annotated[
@@ -99,11 +107,16 @@ def run(
         Path | None, typer.Option("--write-failures", help="Write the current failures to FILE.")
     ] = None,
     strict: Annotated[
-        bool, typer.Option("--strict", help="Recommended failures and unexpected passes fail the run.")
+        bool,
+        typer.Option("--strict", help="Recommended failures and unexpected passes fail the run."),
     ] = False,
-    report_json: Annotated[Path | None, typer.Option("--report-json", help="Write the JSON report.")] = None,
+    report_json: Annotated[
+        Path | None, typer.Option("--report-json", help="Write the JSON report.")
+    ] = None,
     junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML.")] = None,
-    markdown: Annotated[Path | None, typer.Option("--markdown", help="Write a Markdown summary.")] = None,
+    markdown: Annotated[
+        Path | None, typer.Option("--markdown", help="Write a Markdown summary.")
+    ] = None,
 ) -> None:
     """Run the conformance fixtures against one or more SDKs."""
     console = make_console()
@@ -120,13 +133,15 @@ def run(
         targets = targets_from_options(sdk)
     except CommandError as exc:
         raise UsageProblem(str(exc)) from None
-    options = RunOptions(timeout=timeout, max_time=max_time, jobs=jobs, known_failures=known,
-                         strict=strict)
+    options = RunOptions(
+        timeout=timeout, max_time=max_time, jobs=jobs, known_failures=known, strict=strict
+    )
     with RunProgress(console, targets, len(selected)) as progress:
         result = run_suite(targets, selected, options, on_result=progress.advance)
     print_run(console, result)
-    info = RunInfo(shard=str(parsed_shard) if parsed_shard else None, timeout=timeout,
-                   fixtures=len(selected))
+    info = RunInfo(
+        shard=str(parsed_shard) if parsed_shard else None, timeout=timeout, fixtures=len(selected)
+    )
     _write_outputs(result, info, report_json, junit, markdown, console)
     if write_failures is not None:
         _write_failures(result, write_failures, console)
@@ -160,13 +175,22 @@ def _read_known(path: Path | None, corpus_ids: set[str], console) -> frozenset[s
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageProblem(f"cannot read --known-failures {path}: {exc}") from None
     for unknown in sorted(known - corpus_ids):
-        console.print(f"[yellow]warning:[/yellow] --known-failures lists {unknown}, which is not a "
-                      "loaded fixture", markup=True)
+        console.print(
+            f"[yellow]warning:[/yellow] --known-failures lists {unknown}, which is not a "
+            "loaded fixture",
+            markup=True,
+        )
     return known
 
 
-def _write_outputs(result: RunResult, info: RunInfo, report_json: Path | None,
-                   junit: Path | None, markdown: Path | None, console) -> None:
+def _write_outputs(
+    result: RunResult,
+    info: RunInfo,
+    report_json: Path | None,
+    junit: Path | None,
+    markdown: Path | None,
+    console,
+) -> None:
     try:
         if report_json is not None:
             write_document(to_document(result, info), report_json)
@@ -183,9 +207,11 @@ def _write_outputs(result: RunResult, info: RunInfo, report_json: Path | None,
 
 def _write_failures(result: RunResult, path: Path, console) -> None:
     ids = {case.id for sdk in result.sdks for case in sdk.failures()}
-    header = (f"Known failures written by ryusen-conform on "
-              f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n"
-              f"SDK: {', '.join(sdk.label for sdk in result.sdks)}")
+    header = (
+        f"Known failures written by ryusen-conform on "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n"
+        f"SDK: {', '.join(sdk.label for sdk in result.sdks)}"
+    )
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(format_known_failures(ids, header), encoding="utf-8")
@@ -214,7 +240,10 @@ def schema(
     try:
         written = list(export_schemas(out))
         here = Path(__file__).resolve().parent
-        for source in (here / "cases" / "fixture.schema.json", here / "report" / "report.schema.json"):
+        for source in (
+            here / "cases" / "fixture.schema.json",
+            here / "report" / "report.schema.json",
+        ):
             target = out / source.name
             shutil.copyfile(source, target)
             written.append(target)
@@ -229,9 +258,13 @@ def schema(
 @app.command()
 def merge(
     reports: Annotated[list[Path], typer.Argument(help="JSON reports of the shards.")],
-    report_json: Annotated[Path | None, typer.Option("--report-json", help="Write the merged report.")] = None,
+    report_json: Annotated[
+        Path | None, typer.Option("--report-json", help="Write the merged report.")
+    ] = None,
     junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML.")] = None,
-    markdown: Annotated[Path | None, typer.Option("--markdown", help="Write a Markdown summary.")] = None,
+    markdown: Annotated[
+        Path | None, typer.Option("--markdown", help="Write a Markdown summary.")
+    ] = None,
     strict: Annotated[bool, typer.Option("--strict", help="As for run.")] = False,
 ) -> None:
     """Combine shard JSON reports into one, print it, and exit as the whole run would."""
@@ -283,8 +316,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _say(message: str) -> None:
-    print(f"ryusen-conform: error: {message}" if not message.startswith("interrupted")
-          else f"ryusen-conform: {message}", file=sys.stderr)
+    print(
+        f"ryusen-conform: error: {message}"
+        if not message.startswith("interrupted")
+        else f"ryusen-conform: {message}",
+        file=sys.stderr,
+    )
 
 
 def _terminate(signum: int, frame: object) -> None:

@@ -17,7 +17,7 @@ from typing import Literal
 from fakepeer.cases.model import ExpectStep
 from fakepeer.cases.pointer import join, resolve, split
 from fakepeer.protocol.canonical import CanonicalizationError, canonical_bytes
-from fakepeer.protocol.version import is_supported
+from fakepeer.protocol.version import PROTOCOL_VERSION, is_supported
 
 
 class _Missing:
@@ -126,7 +126,9 @@ def _strip(node: object, path: tuple[str, ...], patterns: Sequence[VaryPattern])
         items = []
         for index, value in enumerate(node):
             child = (*path, str(index))
-            items.append(VARIED if any(p.matches(child) for p in live) else _strip(value, child, live))
+            items.append(
+                VARIED if any(p.matches(child) for p in live) else _strip(value, child, live)
+            )
         return items
     return node
 
@@ -150,7 +152,8 @@ class Comparer:
     def compare(self, step: ExpectStep, envelope: dict) -> list[Finding]:
         """Every finding for one decoded SDK frame; an empty list means the step passes."""
         findings: list[Finding] = []
-        if not is_supported(envelope.get("version")):
+        version = envelope.get("version")
+        if version != PROTOCOL_VERSION and not is_supported(version):
             findings.append(
                 Finding(
                     "version",
@@ -163,7 +166,9 @@ class Comparer:
         for violation in self.validator(envelope):
             findings.append(_schema_finding(violation))
         patterns, expected, expected_text = self._prepared(step)
-        actual = remove_varied({"kind": envelope.get("kind"), "body": envelope.get("body")}, patterns)
+        actual = remove_varied(
+            {"kind": envelope.get("kind"), "body": envelope.get("body")}, patterns
+        )
         if _sorted_json(actual) != expected_text and not canonically_equal(expected, actual):
             findings.extend(explain(expected, actual))
         findings.extend(check_derived(step.derive, envelope))
@@ -199,7 +204,9 @@ def canonically_equal(left: object, right: object) -> bool:
         return False
 
 
-def compare_frame(step: ExpectStep, envelope: dict, validator: Validator | None = None) -> list[Finding]:
+def compare_frame(
+    step: ExpectStep, envelope: dict, validator: Validator | None = None
+) -> list[Finding]:
     """One-shot comparison (see Comparer for the cached form)."""
     return Comparer(validator).compare(step, envelope)
 
@@ -235,8 +242,13 @@ def explain(expected: object, actual: object) -> list[Finding]:
             )
     if not findings:  # equal as Python values but not as JSON (1 vs 1.0, True vs 1)
         findings.append(
-            Finding("value", "", "the documents differ in JSON number or boolean types",
-                    expected=expected, actual=actual)
+            Finding(
+                "value",
+                "",
+                "the documents differ in JSON number or boolean types",
+                expected=expected,
+                actual=actual,
+            )
         )
     findings.sort(key=lambda finding: finding.pointer)
     return findings
@@ -254,6 +266,7 @@ def render(value: object, limit: int = 200) -> str:
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     except (TypeError, ValueError):
         text = repr(value)
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")  # lone surrogates as \\udXXX
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -272,7 +285,9 @@ def check_derived(derive: Iterable[tuple[str, str]], envelope: dict) -> list[Fin
         try:
             computed = derive_value(name, envelope)
         except (KeyError, TypeError, ValueError, binascii.Error) as exc:
-            findings.append(Finding("derive", pointer, f"cannot compute {name} from the frame: {exc}"))
+            findings.append(
+                Finding("derive", pointer, f"cannot compute {name} from the frame: {exc}")
+            )
             continue
         try:
             actual = resolve(envelope, pointer)
@@ -297,7 +312,9 @@ def derive_value(name: str, envelope: dict) -> object:
 
     body = envelope["body"]
     if name == "unversioned_group":
-        return manifest.unversioned_group(body["contract"], body["functions"], body["manifest_hash"])
+        return manifest.unversioned_group(
+            body["contract"], body["functions"], body["manifest_hash"]
+        )
     if name == "manifest_hash":
         contents = body["contents"]
         if not isinstance(contents, str):

@@ -50,7 +50,7 @@ def validate_command(paths: PathsArgument = None) -> None:
         files = {str(problem.file) for problem in problems}
         raise _fail(
             [str(problem) for problem in problems]
-            + [f"{len(problems)} problem(s) in {len(files)} of {count} fixture file(s)"]
+            + [f"{len(problems)} problem(s) in {len(files)} file(s); {count} checked"]
         )
     typer.echo(f"{count} fixture file(s) valid")
 

@@ -92,7 +92,11 @@ def _sends(document: dict, draft: Path) -> list[tuple[int, SendStep | RawSendSte
 
 
 def suggested_vary(envelope: dict) -> list[str]:
-    """`vary` pointers for SDK-chosen members present in the recorded frame."""
+    """`vary` pointers for SDK-chosen members present in the recorded frame.
+
+    Besides the fixed members, an error record carried as a tagged value (a program's
+    `{"caught": …}`) has an SDK-chosen message too.
+    """
     body = envelope.get("body")
     pointers = []
     for path in SDK_CHOSEN:
@@ -101,7 +105,25 @@ def suggested_vary(envelope: dict) -> list[str]:
             node = node.get(key) if isinstance(node, dict) else None
         if node is not None:
             pointers.append("/body/" + "/".join(path))
+    pointers.extend(_tagged_error_messages(body, "/body"))
     return pointers
+
+
+def _tagged_error_messages(node: object, pointer: str) -> list[str]:
+    """Pointers of `message` members of error records inside tagged `object` values."""
+    found = []
+    if isinstance(node, dict):
+        if node.get("t") == "object" and isinstance(node.get("v"), dict):
+            members = node["v"]
+            if {"category", "message", "retryable"} <= set(members):
+                found.append(f"{pointer}/v/message")
+        for key, value in node.items():
+            token = str(key).replace("~", "~0").replace("/", "~1")
+            found.extend(_tagged_error_messages(value, f"{pointer}/{token}"))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            found.extend(_tagged_error_messages(value, f"{pointer}/{index}"))
+    return found
 
 
 def record(draft: Path, command: str, *, first_wait: float = 5.0, settle: float = 0.5) -> Recording:

@@ -1,4 +1,4 @@
-"""Fixtures: loading, checking, macro expansion, exchange ids, selection and a Python scenario API."""
+"""Fixtures: loading, checking, macros, exchange ids, selection and a Python scenario API."""
 
 from fakepeer.cases.errors import FixtureError, FixtureProblem
 from fakepeer.cases.loader import (

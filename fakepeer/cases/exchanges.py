@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 
+from fakepeer.protocol.limits import MAX_ID_CHARS
+
 # The server answers of §14 (S→W kinds that answer a worker request). Listed in docs/fixtures.md.
 SERVER_ANSWER_KINDS = frozenset(
     {
@@ -33,7 +35,7 @@ class ExchangeCounter:
         self.current: str | None = None
 
     def for_send(self, kind: str, explicit_id: str | None) -> str:
-        """Return the id an envelope send carries, opening an exchange when the kind is a request."""
+        """The id an envelope send carries; a request kind opens a new exchange."""
         if kind in SERVER_ANSWER_KINDS:
             if explicit_id is not None:
                 return explicit_id
@@ -59,11 +61,13 @@ class ExchangeCounter:
 
 
 def usable_id(payload: bytes) -> str:
-    """The `id` an SDK must echo for a raw frame: its string `id`, else `"-"`."""
+    """The `id` an SDK must echo for a raw frame: its `id` when that is a valid id (§2: a string
+    of 1 to 256 characters), else `"-"`."""
     try:
         document = json.loads(payload.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         return NO_USABLE_ID
-    if isinstance(document, dict) and isinstance(document.get("id"), str):
-        return document["id"]
+    ident = document.get("id") if isinstance(document, dict) else None
+    if isinstance(ident, str) and 1 <= len(ident) <= MAX_ID_CHARS:
+        return ident
     return NO_USABLE_ID

@@ -61,7 +61,9 @@ def load_fixtures(paths: Iterable[Path | str] | None = None) -> list[Fixture]:
             continue
         if fixture.id in first_seen:
             problems.append(
-                FixtureProblem(file, "/id", f"id {fixture.id!r} is also used by {first_seen[fixture.id]}")
+                FixtureProblem(
+                    file, "/id", f"id {fixture.id!r} is also used by {first_seen[fixture.id]}"
+                )
             )
             continue
         first_seen[fixture.id] = file
@@ -72,7 +74,7 @@ def load_fixtures(paths: Iterable[Path | str] | None = None) -> list[Fixture]:
 
 
 def load_fixture_file(file: Path) -> Fixture:
-    """Read one fixture file; its name must be `<id>.json` inside a folder named after its category."""
+    """Read one fixture file, named `<id>.json` inside a folder named after its category."""
     try:
         text = file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -88,8 +90,10 @@ def load_fixture_file(file: Path) -> Fixture:
     if file.parent.name != fixture.category:
         problems.append(
             FixtureProblem(
-                file, "/category", f"{fixture.category!r} fixtures live in a folder named "
-                f"{fixture.category!r}, not {file.parent.name!r}"
+                file,
+                "/category",
+                f"{fixture.category!r} fixtures live in a folder named "
+                f"{fixture.category!r}, not {file.parent.name!r}",
             )
         )
     if problems:
@@ -143,7 +147,11 @@ def _build_step(raw: dict, path: tuple, counter: ExchangeCounter) -> Step:
         envelope_id = counter.for_send(kind, send.get("id"))
         body = expand(send["body"], (*path, "send", "body"))
         extra = expand(send.get("extra", {}), (*path, "send", "extra"))
-        envelope = {"version": send.get("version", DEFAULT_VERSION), "kind": kind, "id": envelope_id}
+        envelope = {
+            "version": send.get("version", DEFAULT_VERSION),
+            "kind": kind,
+            "id": envelope_id,
+        }
         envelope["body"] = body
         for key, value in extra.items():
             envelope.setdefault(key, value)
@@ -177,7 +185,7 @@ def _build_step(raw: dict, path: tuple, counter: ExchangeCounter) -> Step:
 
 
 def encode_envelope(envelope: dict) -> bytes:
-    """Compact JSON text of an envelope: UTF-8 as is, or \\u escapes when it holds a lone surrogate."""
+    """Compact JSON text of an envelope: UTF-8, or \\u escapes when it holds a lone surrogate."""
     try:
         return json.dumps(envelope, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     except UnicodeEncodeError:

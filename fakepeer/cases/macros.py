@@ -33,7 +33,7 @@ def is_macro(node: object) -> bool:
 def expand(node: object, path: Path = ()) -> object:
     """Return `node` with every macro expanded (a new document; the input is not changed)."""
     if is_macro(node):
-        (name, argument), = node.items()  # type: ignore[union-attr]
+        ((name, argument),) = node.items()  # type: ignore[union-attr]
         handler = _MACROS.get(name)
         if handler is None:
             known = ", ".join(sorted(_MACROS))
@@ -53,7 +53,7 @@ def _plain(argument: object, path: Path) -> object:
 def _plain_value(node: object, path: Path) -> object:
     """Convert plain notation (protocol §13.1) to a tagged value, honouring nested macros."""
     if is_macro(node):
-        (name, argument), = node.items()  # type: ignore[union-attr]
+        ((name, argument),) = node.items()  # type: ignore[union-attr]
         if name == "$tagged":
             return expand(argument, (*path, name))
         if name == "$bytes":
@@ -125,9 +125,7 @@ def _repeat(argument: object, path: Path) -> object:
         or isinstance(argument["times"], bool)
         or argument["times"] < 0
     ):
-        raise MacroError(
-            join(path), '$repeat takes {"text": <string>, "times": <integer >= 0>}'
-        )
+        raise MacroError(join(path), '$repeat takes {"text": <string>, "times": <integer >= 0>}')
     return argument["text"] * argument["times"]
 
 
@@ -149,7 +147,9 @@ def _sha256_jcs(argument: object, path: Path) -> object:
 
 def _concat(argument: object, path: Path) -> object:
     if not isinstance(argument, list):
-        raise MacroError(join(path), f"$concat takes an array of strings, got {_json_type(argument)}")
+        raise MacroError(
+            join(path), f"$concat takes an array of strings, got {_json_type(argument)}"
+        )
     parts = []
     for index, item in enumerate(argument):
         value = expand(item, (*path, index))

@@ -32,7 +32,7 @@ class RawSendStep:
 
 @dataclass(frozen=True)
 class ExpectStep:
-    """Read the next SDK frame and compare its kind and body; `exchange_id` is the id it must carry."""
+    """Read the next SDK frame and compare kind and body; it must carry `exchange_id`."""
 
     kind: str
     body: dict

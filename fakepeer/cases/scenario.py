@@ -1,10 +1,10 @@
 """A small Python API for writing fixtures: the same step dicts as the JSON files, with less typing.
 
-    Scenario("discovery.first", "Discovery declares the first step", section="SDK invocation",
-             quote="In discovery, ...", category="discovery")
-        .send("invoke", {...})
-        .expect("declared", {...}, vary=["/body/declaration/name"])
-        .write(Path("fixtures"))
+Scenario("discovery.first", "Discovery declares the first step", section="SDK invocation",
+         quote="In discovery, ...", category="discovery")
+    .send("invoke", {...})
+    .expect("declared", {...}, vary=["/body/declaration/name"])
+    .write(Path("fixtures"))
 """
 
 from __future__ import annotations
@@ -104,8 +104,13 @@ class Scenario:
         return self._step(step)
 
     def expect_refusal(self, category: str, pointer: str, *, vary: Iterable[str] = ()) -> Scenario:
-        """Expect a `protocol_error` (§10.9) with this category and pointer; the message may vary."""
-        error = {"category": category, "message": "", "retryable": False, "details": {"pointer": pointer}}
+        """Expect a `protocol_error` (§10.9) with this category and pointer; any message."""
+        error = {
+            "category": category,
+            "message": "",
+            "retryable": False,
+            "details": {"pointer": pointer},
+        }
         return self.expect(
             "protocol_error", {"error": error}, vary=[REFUSAL_MESSAGE_POINTER, *vary]
         )

@@ -50,7 +50,8 @@ class DurationError(ValueError):
 def exact_ms(text: str) -> Fraction:
     """The exact signed number of milliseconds a §6.1 duration string denotes."""
     if not isinstance(text, str) or not DURATION_GRAMMAR.fullmatch(text):
-        raise DurationError(f"malformed duration {text!r}")
+        shown = text[:40] + "..." if isinstance(text, str) and len(text) > 40 else text
+        raise DurationError(f"malformed duration {shown!r}")
     sign = -1 if text.startswith("-") else 1
     body = text[1:] if text[:1] in ("+", "-") else text
     if body == "0":

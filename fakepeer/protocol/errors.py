@@ -52,7 +52,10 @@ APP_UNHANDLED: Final = "app.unhandled"
 
 
 def is_reserved(category: str) -> bool:
-    """True for the `sdk.` and `protocol.` namespaces, which applications may not raise."""
+    """True for the `sdk.` and `protocol.` namespaces, reserved for the §5.2 meanings.
+
+    An SDK never rewrites a record an application raises or re-raises, reserved or not.
+    """
     return category.startswith(("sdk.", "protocol."))
 
 

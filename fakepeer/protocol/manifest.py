@@ -394,7 +394,11 @@ class ManifestStore:
         The body is expected to be schema-valid; a structurally broken one raises ValueError.
         """
         scope = publication.get("scope")
-        if not isinstance(scope, Mapping) or _scope_key(scope) != _scope_key(credential_scope):
+        if (
+            not isinstance(scope, Mapping)
+            or not _is_scope(credential_scope)
+            or _scope_key(scope) != _scope_key(credential_scope)
+        ):
             return Unauthorized("the publication's scope is not the credential's scope")
         code = validate_registry(
             publication["functions"], publication["triggers"], self.policy_max_timeout_ms
@@ -461,6 +465,13 @@ class ManifestStore:
         )
         self._activations[(*generation.scope, generation.generation_id)] = activation
         return activation
+
+
+def _is_scope(scope: object) -> bool:
+    return isinstance(scope, Mapping) and all(
+        isinstance(scope.get(name), str) and scope.get(name)
+        for name in ("workspace_id", "application_id")
+    )
 
 
 def _scope_key(scope: Mapping[str, Any]) -> tuple[str, str]:

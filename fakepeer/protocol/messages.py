@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from fakepeer.protocol.limits import MAX_ID_CHARS
-from fakepeer.protocol.values import DuplicateKeyObject
 from fakepeer.protocol.version import SUPPORTED_MAJOR, parse_version
 
 Direction = Literal["S->W", "W->S", "both", "B->H", "H->B"]
@@ -512,19 +511,19 @@ class ProtocolViolation(Exception):
         self.frame_id = frame_id
 
 
+class _RepeatedKey(ValueError):
+    pass
+
+
 def _pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result = dict(pairs)
-    if len(result) == len(pairs):
-        return result
-    seen: set[str] = set()
-    repeated = []
-    for key, _ in pairs:
-        if key in seen and key not in repeated:
-            repeated.append(key)
-        seen.add(key)
-    marked = DuplicateKeyObject(result)
-    marked.duplicates = tuple(repeated)
-    return marked
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _RepeatedKey(f"an object names {key!r} twice")
+            seen.add(key)
+    return result
 
 
 def _refuse_constant(name: str) -> Any:
@@ -542,8 +541,8 @@ def _has_lone_surrogate(text: str) -> bool:
     return False
 
 
-def find_anomaly(doc: Any, skip: frozenset[int] = frozenset()) -> str | None:
-    """Describe the first repeated key or lone surrogate in a decoded document, or None.
+def find_lone_surrogate(doc: Any, skip: frozenset[int] = frozenset()) -> str | None:
+    """Describe the first lone surrogate in a decoded document's strings or keys, or None.
 
     Subtrees whose `id()` is in `skip` (tagged values, judged later by §3.4) are not searched.
     Iterative, so documents nested as deeply as the JSON parser allows are fine.
@@ -557,8 +556,6 @@ def find_anomaly(doc: Any, skip: frozenset[int] = frozenset()) -> str | None:
             if _has_lone_surrogate(node):
                 return "a string contains a lone surrogate escape"
         elif isinstance(node, dict):
-            if type(node) is DuplicateKeyObject:
-                return f"an object names {list(node.duplicates)} twice"
             for key, item in node.items():
                 if _has_lone_surrogate(key):
                     return "an object key contains a lone surrogate escape"
@@ -569,31 +566,23 @@ def find_anomaly(doc: Any, skip: frozenset[int] = frozenset()) -> str | None:
 
 
 def loads_lenient(text: str) -> tuple[Any, bool]:
-    """Parse RFC 8259 JSON text; refuse NaN/Infinity, keep repeated keys and lone surrogates.
+    """Parse RFC 8259 JSON text, refusing repeated keys and NaN/Infinity literals.
 
-    Returns the document and whether it may hold such anomalies (objects with a repeated key
-    come back as `DuplicateKeyObject`). Raises ValueError for text that is not JSON.
+    Lone surrogate escapes are kept (a tagged value refuses them at its own pointer, §3.4);
+    the flag says whether the text may hold one. Raises ValueError for anything else.
     """
-    repeated = False
-
-    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        nonlocal repeated
-        result = _pairs_hook(pairs)
-        repeated = repeated or type(result) is DuplicateKeyObject
-        return result
-
     try:
-        doc = json.loads(text, object_pairs_hook=hook, parse_constant=_refuse_constant)
+        doc = json.loads(text, object_pairs_hook=_pairs_hook, parse_constant=_refuse_constant)
     except RecursionError as exc:
         raise ValueError("JSON nesting too deep to decode") from exc
-    return doc, repeated or _SURROGATE_ESCAPE.search(text) is not None
+    return doc, _SURROGATE_ESCAPE.search(text) is not None
 
 
 def loads_strict(text: str) -> Any:
     """Parse RFC 8259 JSON text refusing repeated keys, NaN/Infinity and lone surrogates."""
     doc, suspicious = loads_lenient(text)
     if suspicious:
-        problem = find_anomaly(doc)
+        problem = find_lone_surrogate(doc)
         if problem is not None:
             raise ValueError(problem)
     return doc
@@ -647,8 +636,9 @@ def parse_envelope(payload: bytes) -> dict[str, Any]:
     """Decode one frame payload through §2 steps 1-4 (JSON, shape, major, known kind).
 
     Body members, limits and tagged values (steps 5-7) are checked by `decode.decode_frame`.
-    A repeated key or lone surrogate inside a tagged value is left for step 7 (the object comes
-    back as a `DuplicateKeyObject`); anywhere else it is `protocol.malformed` at `""`.
+    A key repeated in any object is `protocol.malformed` at `""` (step 1: decoders disagree
+    on which member wins). A lone surrogate inside a tagged value is left for step 7 (§3.4
+    pointer); anywhere else it is `protocol.malformed` at `""`.
     Raises ProtocolViolation with the first problem found.
     """
     try:
@@ -656,11 +646,11 @@ def parse_envelope(payload: bytes) -> dict[str, Any]:
     except ValueError as exc:
         raise ProtocolViolation(MALFORMED, "", f"not a JSON text: {exc}") from None
     if suspicious:
-        # Inside a tagged value a repeated key or lone surrogate is a §3.4 conversion error,
-        # reported in step 7; anywhere else the frame does not decode.
+        # Inside a tagged value a lone surrogate is a §3.4 conversion error, reported in
+        # step 7; anywhere else the frame does not decode.
         inside = frozenset(id(value) for _, value in value_positions(doc))
         known = isinstance(doc, dict) and doc.get("kind") in KINDS
-        problem = find_anomaly(doc, inside if known else frozenset())
+        problem = find_lone_surrogate(doc, inside if known else frozenset())
         if problem is not None:
             raise ProtocolViolation(MALFORMED, "", f"not a JSON text: {problem}")
     if not isinstance(doc, dict):

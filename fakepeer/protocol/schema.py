@@ -110,6 +110,11 @@ def _inside(pointer: str, root: str) -> bool:
     return pointer == root or pointer.startswith(root + "/")
 
 
+def is_schema_valid(envelope: dict[str, Any]) -> bool:
+    """The compiled yes/no answer of the kind's schema (no §3 value rules); microseconds."""
+    return _fast_check(envelope["kind"])(envelope)
+
+
 def schema_errors(envelope: dict[str, Any]) -> list[ValidationError]:
     """The raw `jsonschema` errors of a known kind (slow path; for detailed diagnostics)."""
     return list(_validator(envelope["kind"]).iter_errors(envelope))

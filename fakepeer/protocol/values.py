@@ -89,16 +89,6 @@ class BlobRef:
     media_type: str | None = None
 
 
-class DuplicateKeyObject(dict):  # type: ignore[type-arg]
-    """A decoded JSON object whose text named a key more than once (the last value is kept).
-
-    The frame decoder keeps such objects so that, inside a tagged value, the refusal is the
-    §3.4 conversion error at the value's pointer rather than a whole-frame decoding failure.
-    """
-
-    duplicates: tuple[str, ...] = ()
-
-
 # --------------------------------------------------------------------------- helpers
 
 
@@ -181,14 +171,22 @@ def decode_bytes_text(text: object) -> bytes | None:
 
 
 def value_depth(doc: object) -> int:
-    """Nesting depth of a (possibly invalid) value per §4.3: scalars 1, containers 1 + deepest."""
-    if isinstance(doc, dict):
-        tag, payload = doc.get("t"), doc.get("v")
-        if tag == "array" and isinstance(payload, list):
-            return 1 + max((value_depth(item) for item in payload), default=0)
-        if tag == "object" and isinstance(payload, dict):
-            return 1 + max((value_depth(item) for item in payload.values()), default=0)
-    return 1
+    """Nesting depth of a (possibly invalid) value per §4.3: scalars 1, containers 1 + deepest.
+
+    Iterative, so any document the JSON parser produced can be measured.
+    """
+    deepest = 0
+    stack = [(doc, 1)]
+    while stack:
+        node, level = stack.pop()
+        deepest = max(deepest, level)
+        if isinstance(node, dict):
+            tag, payload = node.get("t"), node.get("v")
+            if tag == "array" and isinstance(payload, list):
+                stack.extend((item, level + 1) for item in payload)
+            elif tag == "object" and isinstance(payload, dict):
+                stack.extend((item, level + 1) for item in payload.values())
+    return deepest
 
 
 def canonical_value_size(doc: object) -> int:
@@ -221,20 +219,25 @@ def _first_too_deep(doc: object, pointer: str, level: int) -> str | None:
     return None
 
 
-def _limit_error(doc: object, pointer: str, category: str) -> ConversionError | None:
-    """The §4.3 limit error for a value, if any (depth first, then size)."""
-    deep = _first_too_deep(doc, pointer, 1)
-    if deep is not None:
-        return ConversionError(category, deep, f"nesting depth exceeds {MAX_DEPTH}")
+def _size_error(doc: object, pointer: str, category: str) -> ConversionError | None:
+    """The size limit error of the outermost value, checked before descending (§3.4)."""
     try:
         size = canonical_value_size(doc)
     except (TypeError, ValueError, RecursionError):
-        return None
+        return None  # not JSON-shaped: the encoding rules refuse it
     if size > MAX_VALUE_BYTES:
         return ConversionError(
             category, pointer, f"canonical encoding is {size} bytes, over {MAX_VALUE_BYTES}"
         )
     return None
+
+
+def _depth_error(doc: object, pointer: str, category: str) -> ConversionError | None:
+    """The depth limit error at the first value (document order) of nesting level 65."""
+    deep = _first_too_deep(doc, pointer, 1)
+    if deep is None:
+        return None
+    return ConversionError(category, deep, f"nesting depth exceeds {MAX_DEPTH}")
 
 
 # --------------------------------------------------------------------------- validation
@@ -272,13 +275,11 @@ def _check(doc: object, pointer: str, level: int) -> None:
 
 def _check_own(doc: dict, pointer: str) -> None:  # type: ignore[type-arg]
     """The rules of one tagged value object itself (§3.1-§3.3), children excluded."""
-    if type(doc) is DuplicateKeyObject:
-        raise _invalid(pointer, f"member named twice: {list(doc.duplicates)}")
     tag = doc.get("t")
     if not isinstance(tag, str):
         raise _invalid(pointer, "member 't' must be a string" if "t" in doc else "missing 't'")
     if tag not in _TAG_SET:
-        raise _invalid(pointer, f"unknown tag {tag!r}")
+        raise _invalid(pointer, f"unknown tag {_show(tag)}")
     if tag == "null":
         if len(doc) != 1:
             raise _invalid(pointer, "a null value has only the member 't'")
@@ -295,15 +296,13 @@ def _check_own(doc: dict, pointer: str) -> None:  # type: ignore[type-arg]
             raise _invalid(pointer, "string contains a lone surrogate")
     elif tag == "i64" or tag == "instant" or tag == "duration":
         if parse_int_text(payload, I64_MIN, I64_MAX) is None:
-            raise _invalid(pointer, f"not a canonical signed 64-bit decimal string: {payload!r}")
+            raise _invalid(pointer, f"not canonical i64 text: {_show(payload)}")
     elif tag == "array":
         if not isinstance(payload, list):
             raise _invalid(pointer, "an array payload must be a JSON array")
     elif tag == "object":
         if not isinstance(payload, dict):
             raise _invalid(pointer, "an object payload must be a JSON object")
-        if type(payload) is DuplicateKeyObject:
-            raise _invalid(pointer, f"object key named twice: {list(payload.duplicates)}")
         for key in payload:
             if not isinstance(key, str) or _has_lone_surrogate(key):
                 raise _invalid(pointer, "object key is not a string without lone surrogates")
@@ -312,10 +311,10 @@ def _check_own(doc: dict, pointer: str) -> None:  # type: ignore[type-arg]
             raise _invalid(pointer, "a bool payload must be true or false")
     elif tag == "u64":
         if parse_int_text(payload, 0, U64_MAX) is None:
-            raise _invalid(pointer, f"not a canonical unsigned 64-bit decimal string: {payload!r}")
+            raise _invalid(pointer, f"not canonical u64 text: {_show(payload)}")
     elif tag == "f64":
         if not isinstance(payload, str) or parse_f64(payload) is None:
-            raise _invalid(pointer, f"not the canonical text of a finite double: {payload!r}")
+            raise _invalid(pointer, f"not the canonical text of a finite double: {_show(payload)}")
     elif tag == "bytes":
         if decode_bytes_text(payload) is None:
             raise _invalid(pointer, "not canonical padded base64")
@@ -324,8 +323,8 @@ def _check_own(doc: dict, pointer: str) -> None:  # type: ignore[type-arg]
 
 
 def _check_blob(payload: object, pointer: str) -> None:
-    if not isinstance(payload, dict) or type(payload) is DuplicateKeyObject:
-        raise _invalid(pointer, "a blob payload must be a JSON object without repeated members")
+    if not isinstance(payload, dict):
+        raise _invalid(pointer, "a blob payload must be a JSON object")
     extra = set(payload) - {"sha256", "size", "media_type"}
     if extra:
         raise _invalid(pointer, f"unexpected blob members {sorted(extra)}")
@@ -338,6 +337,12 @@ def _check_blob(payload: object, pointer: str) -> None:
         media = payload["media_type"]
         if not isinstance(media, str) or not media or _has_lone_surrogate(media):
             raise _invalid(pointer, "blob media_type must be a non-empty string")
+
+
+def _show(payload: object) -> str:
+    """A short repr for messages: payloads can be megabytes long."""
+    text = repr(payload)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _json_type(doc: object) -> str:
@@ -359,25 +364,21 @@ def _json_type(doc: object) -> str:
 def validate_value(doc: object, pointer: str = "") -> None:
     """Refuse a decoded JSON document that is not a valid tagged value (§3, §4.3).
 
-    `pointer` is where the value sits in its message; errors name the innermost invalid tagged
-    value (§3.4). Limits are reported before invalid encodings, as the §2 decoding order says.
+    `pointer` is where the value sits in its message. Limits come before encodings, as the §2
+    decoding order says: the size of the outermost value first, then depth (the first value of
+    nesting level 65), then the innermost tagged value whose own encoding is invalid (§3.4).
     """
+    size = _size_error(doc, pointer, LIMIT_EXCEEDED)
+    if size is not None:
+        raise size
     try:
         _check(doc, pointer, 1)
-    except _TooDeep:
-        error = _limit_error(doc, pointer, LIMIT_EXCEEDED)
-        assert error is not None
-        raise error from None
-    except ConversionError as invalid:
-        limit = _limit_error(doc, pointer, LIMIT_EXCEEDED)
-        if limit is not None:
-            raise limit from None
-        raise invalid
-    size = canonical_value_size(doc)
-    if size > MAX_VALUE_BYTES:
-        raise ConversionError(
-            LIMIT_EXCEEDED, pointer, f"canonical encoding is {size} bytes, over {MAX_VALUE_BYTES}"
-        )
+    except (_TooDeep, ConversionError) as problem:
+        depth = _depth_error(doc, pointer, LIMIT_EXCEEDED)
+        if depth is not None:
+            raise depth from None
+        assert isinstance(problem, ConversionError)
+        raise problem from None
 
 
 def is_valid_value(doc: object) -> bool:

@@ -86,8 +86,10 @@ def print_run(console: Console, run: RunResult) -> None:
 
 def _print_sdk(console: Console, sdk: SdkRun, strict: bool) -> None:
     caps = ", ".join(sdk.capabilities) if sdk.capabilities is not None else "never registered"
-    console.print(f"[bold]SDK[/bold] {escape(sdk.label)}  [dim](capabilities: {escape(caps)}; "
-                  f"{sdk.starts} process start(s); {sdk.duration:.2f} s)[/dim]")
+    console.print(
+        f"[bold]SDK[/bold] {escape(sdk.label)}  [dim](capabilities: {escape(caps)}; "
+        f"{sdk.starts} process start(s); {sdk.duration:.2f} s)[/dim]"
+    )
     for problem in sdk.handshake_problems:
         console.print(f"  [yellow]register frame: {escape(problem)}[/yellow]")
     table = Table(show_edge=False, pad_edge=False)
@@ -95,8 +97,10 @@ def _print_sdk(console: Console, sdk: SdkRun, strict: bool) -> None:
     for outcome in OUTCOME_ORDER:
         table.add_column(outcome.value, justify="right", style=_STYLE[outcome.value])
     for category in sorted({case.category for case in sdk.results}):
-        row = [sum(1 for c in sdk.results if c.category == category and c.outcome is o)
-               for o in OUTCOME_ORDER]
+        row = [
+            sum(1 for c in sdk.results if c.category == category and c.outcome is o)
+            for o in OUTCOME_ORDER
+        ]
         table.add_row(category, *(_cell(n) for n in row))
     tally = sdk.counts()
     table.add_row("[bold]total[/bold]", *(f"[bold]{tally[o.value]}[/bold]" for o in OUTCOME_ORDER))
@@ -114,12 +118,16 @@ def _cell(count: int) -> str:
 def _print_case(console: Console, case: CaseResult, strict: bool) -> None:
     if case.outcome is Outcome.XPASS:
         label = "XPASS" + ("" if strict else " (reported; fails the run with --strict)")
-        console.print(f"[magenta]{label}[/magenta] {escape(case.id)}: listed as a known failure but passed")
+        console.print(
+            f"[magenta]{label}[/magenta] {escape(case.id)}: listed as a known failure but passed"
+        )
         return
     tag = "WARNING" if case.is_warning(strict) else case.outcome.value.upper()
     style = "yellow" if tag == "WARNING" else _STYLE[case.outcome.value]
-    console.print(f"[{style}]{tag}[/{style}] {escape(case.id)} [dim]({case.category}, "
-                  f"{case.level})[/dim]: {escape(case.reason)}")
+    console.print(
+        f"[{style}]{tag}[/{style}] {escape(case.id)} [dim]({case.category}, "
+        f"{case.level})[/dim]: {escape(case.reason)}"
+    )
     for line in case.diff.splitlines():
         console.print(f"    {escape(line)}")
     if case.stderr_tail.strip():

@@ -84,7 +84,12 @@ def _case_document(case: CaseResult, strict: bool) -> dict:
 
 def write_document(document: dict, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    try:  # readable UTF-8, unless a frame held a lone surrogate: then \\u escapes throughout
+        text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        data = (json.dumps(document, indent=2) + "\n").encode("ascii")
+    path.write_bytes(data)
 
 
 def read_document(path: Path) -> dict:
@@ -140,7 +145,9 @@ def _case_from_document(case: dict) -> CaseResult:
 
 
 def _wire_from_document(record: dict) -> WireRecord:
-    if "json" in record:
+    if record.get("truncated"):  # only the head was kept; the rebuilt record stays truncated
+        payload = record.get("text", "").encode("utf-8", "surrogatepass")
+    elif "json" in record:
         payload = json.dumps(record["json"], ensure_ascii=False, separators=(",", ":")).encode()
     elif "text" in record:
         payload = record["text"].encode("utf-8", "surrogatepass")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -9,6 +10,7 @@ from fakepeer.session.outcomes import Outcome
 from fakepeer.session.results import CaseResult, RunResult
 
 _MAX_TEXT = 20_000
+_NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def to_junit(run: RunResult) -> ET.ElementTree:
@@ -43,24 +45,26 @@ def _add_outcome(element: ET.Element, case: CaseResult, strict: bool) -> str | N
     details = "\n\n".join(part for part in (case.diff, _stderr(case)) if part)
     if case.outcome is Outcome.FAIL:
         warning = case.is_warning(strict)
-        node = ET.SubElement(element, "failure", message=case.reason,
-                             type="warning" if warning else "fail")
+        node = ET.SubElement(
+            element, "failure", message=_clip(case.reason), type="warning" if warning else "fail"
+        )
         node.text = _clip(details)
         return "failures"
     if case.outcome is Outcome.ERROR:
-        node = ET.SubElement(element, "error", message=case.reason, type="error")
+        node = ET.SubElement(element, "error", message=_clip(case.reason), type="error")
         node.text = _clip(details)
         return "errors"
     if case.outcome is Outcome.SKIP:
-        ET.SubElement(element, "skipped", message=case.reason)
+        ET.SubElement(element, "skipped", message=_clip(case.reason))
         return "skipped"
     if case.outcome is Outcome.XFAIL:
-        ET.SubElement(element, "skipped", message=f"known failure: {case.reason}")
+        ET.SubElement(element, "skipped", message=_clip(f"known failure: {case.reason}"))
         return "skipped"
     if case.outcome is Outcome.XPASS:
         if strict:
-            ET.SubElement(element, "failure", message="unexpected pass of a known failure",
-                          type="xpass")
+            ET.SubElement(
+                element, "failure", message="unexpected pass of a known failure", type="xpass"
+            )
             return "failures"
         ET.SubElement(element, "system-out").text = "unexpected pass of a known failure"
     return None
@@ -71,7 +75,9 @@ def _stderr(case: CaseResult) -> str:
 
 
 def _clip(text: str) -> str:
-    return text if len(text) <= _MAX_TEXT else "..." + text[-_MAX_TEXT:]
+    """Keep the tail of long text and drop characters XML 1.0 cannot carry."""
+    text = text if len(text) <= _MAX_TEXT else "..." + text[-_MAX_TEXT:]
+    return _NOT_XML.sub("\ufffd", text)
 
 
 def write_junit(run: RunResult, path: Path) -> None:

@@ -26,7 +26,10 @@ def _sdk_section(sdk: SdkRun, strict: bool) -> list[str]:
     lines.append("|---|" + "---:|" * len(outcomes))
     categories = sorted({case.category for case in sdk.results})
     for category in categories:
-        row = [sum(1 for c in sdk.results if c.category == category and c.outcome == o) for o in outcomes]
+        row = [
+            sum(1 for c in sdk.results if c.category == category and c.outcome == o)
+            for o in outcomes
+        ]
         lines.append(f"| {category} | " + " | ".join(str(n) for n in row) + " |")
     tally = sdk.counts()
     lines.append("| **total** | " + " | ".join(f"**{tally[o]}**" for o in outcomes) + " |")
@@ -36,8 +39,10 @@ def _sdk_section(sdk: SdkRun, strict: bool) -> list[str]:
         lines.extend(["### Failing cases", ""])
     for case in problems:
         tag = "warning" if case.is_warning(strict) else case.outcome.value
-        lines.append(f"<details><summary><code>{case.id}</code> ({case.category}, {case.level}): "
-                     f"{tag}: {_escape(case.reason)}</summary>")
+        lines.append(
+            f"<details><summary><code>{case.id}</code> ({case.category}, {case.level}): "
+            f"{tag}: {_escape(case.reason)}</summary>"
+        )
         lines.append("")
         if case.diff:
             lines.extend(["```", case.diff, "```"])

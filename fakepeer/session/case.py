@@ -18,6 +18,9 @@ from fakepeer.session.sdk import SdkSession, SessionError, decode
 from fakepeer.session.wire import WireLog
 from fakepeer.transport.errors import TransportError, TransportTimeout
 
+#: Time allowed to start an SDK and complete its registration (at least the case timeout).
+STARTUP_SECONDS = 10.0
+
 
 def run_case(
     session: SdkSession,
@@ -30,21 +33,29 @@ def run_case(
 ) -> CaseResult:
     """Run one fixture; never raises for SDK misbehaviour (it becomes an `error` result)."""
     wire = WireLog()
-    deadline = wire.started + timeout
-    if overall_deadline is not None:
-        deadline = min(deadline, overall_deadline)
+    deadline = _clip(wire.started + max(timeout, STARTUP_SECONDS), overall_deadline)
     findings: list[Finding] = []
     stderr = ""
     try:
-        session.ensure_started(deadline, wire)
+        session.ensure_started(deadline, wire)  # (re)starting does not eat into the case's time
+        deadline = _clip(time.monotonic() + timeout, overall_deadline)
         missing = fixture.missing_capabilities(session.capabilities or frozenset())
         if missing:
-            return _result(fixture, Outcome.SKIP, wire, known_failure,
-                           reason=f"the SDK does not offer the capabilities: {', '.join(missing)}")
+            return _result(
+                fixture,
+                Outcome.SKIP,
+                wire,
+                known_failure,
+                reason=f"the SDK does not offer the capabilities: {', '.join(missing)}",
+            )
         session.clear_stderr()
         session.reset(deadline, wire)
         for step in fixture.steps:
-            if isinstance(step, (SendStep, RawSendStep)):
+            if isinstance(step, SendStep):
+                if step.envelope["kind"] == "conform.register":
+                    session.registration_dirty = True
+                session.send(step.payload, deadline, wire)
+            elif isinstance(step, RawSendStep):
                 session.send(step.payload, deadline, wire)
             elif isinstance(step, ExpectStep):
                 findings.extend(_expect(session, step, deadline, wire, comparer))
@@ -52,19 +63,51 @@ def run_case(
     except TransportError as exc:
         stderr = session.stderr_tail()
         session.discard()
-        return _result(fixture, Outcome.ERROR, wire, known_failure, reason=_describe(exc, timeout),
-                       findings=findings, stderr=stderr)
+        reason = _describe(exc, timeout)
+        if (
+            isinstance(exc, TransportTimeout)
+            and overall_deadline is not None
+            and deadline >= overall_deadline  # the run's bound, not the case's, was in force
+        ):
+            reason = "stopped: the --max-time bound for the whole run was reached during the case"
+        return _result(
+            fixture,
+            Outcome.ERROR,
+            wire,
+            known_failure,
+            reason=reason,
+            findings=findings,
+            stderr=stderr,
+        )
     except SessionError as exc:
-        stderr = getattr(exc, "stderr", None) or session.stderr_tail()
+        stderr = exc.stderr or session.stderr_tail()
         session.discard()
-        return _result(fixture, Outcome.ERROR, wire, known_failure, reason=exc.reason,
-                       findings=findings, stderr=stderr)
+        return _result(
+            fixture,
+            Outcome.ERROR,
+            wire,
+            known_failure,
+            reason=exc.reason,
+            findings=findings,
+            stderr=stderr,
+        )
     if findings:
         kinds = sorted({finding.kind for finding in findings})
         reason = f"{len(findings)} difference(s): {', '.join(kinds)}"
-        return _result(fixture, Outcome.FAIL, wire, known_failure, reason=reason,
-                       findings=findings, stderr=session.stderr_tail())
+        return _result(
+            fixture,
+            Outcome.FAIL,
+            wire,
+            known_failure,
+            reason=reason,
+            findings=findings,
+            stderr=session.stderr_tail(),
+        )
     return _result(fixture, Outcome.PASS, wire, known_failure)
+
+
+def _clip(deadline: float, overall_deadline: float | None) -> float:
+    return deadline if overall_deadline is None else min(deadline, overall_deadline)
 
 
 def _expect(
@@ -80,7 +123,7 @@ def _expect(
 
 
 def _check_nothing_more(session: SdkSession, wire: WireLog) -> None:
-    """A frame already waiting after the script is an unsolicited answer (checked without waiting)."""
+    """A frame already waiting after the script is unsolicited (checked without waiting)."""
     try:
         payload = session.receive(time.monotonic(), wire)
     except TransportTimeout:

@@ -31,9 +31,10 @@ Validator = Callable[[dict], Sequence[object]]
 class SessionError(Exception):
     """The conversation with the SDK went wrong in a way that ends the session."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, stderr: str = "") -> None:
         super().__init__(reason)
         self.reason = reason
+        self.stderr = stderr
 
 
 class SdkUnavailable(SessionError):
@@ -70,6 +71,8 @@ class SdkSession:
         self._unavailable: str | None = None
         self._counter = 0
         self._outbox: list[bytes] = []
+        #: Set when a case sent its own `conform.register`; the next case registers again first.
+        self.registration_dirty = False
         self._pending_reset: str | None = None
 
     # ----------------------------------------------------------------- life cycle
@@ -77,6 +80,15 @@ class SdkSession:
     def ensure_started(self, deadline: float | None, wire: WireLog | None = None) -> Transport:
         """Return the live transport, spawning and registering a new SDK process if needed."""
         if self.transport is not None:
+            if self.registration_dirty:  # a case re-registered: restore the bench's registration
+                self.registration_dirty = False
+                try:
+                    self._handshake(deadline, wire)
+                except (SessionError, TransportError) as exc:
+                    detail = exc.reason if isinstance(exc, SessionError) else _transport_reason(exc)
+                    stderr = self.stderr_tail()
+                    self.discard()
+                    raise SessionError(f"re-registration failed: {detail}", stderr) from None
             return self.transport
         if self._unavailable is not None:
             raise SdkUnavailable(self._unavailable)
@@ -89,21 +101,19 @@ class SdkSession:
         try:
             self._handshake(deadline, wire)
         except (SessionError, TransportError) as exc:
-            reason = getattr(exc, "reason", None) if isinstance(exc, SessionError) else None
-            reason = f"registration handshake failed: {reason or _transport_reason(exc)}"
+            detail = exc.reason if isinstance(exc, SessionError) else _transport_reason(exc)
+            reason = f"registration handshake failed: {detail}"
             stderr = self.stderr_tail()
             self.discard()
             self._start_failures += 1
             if self._start_failures >= MAX_CONSECUTIVE_START_FAILURES:
                 self._unavailable = f"{reason} ({self._start_failures} attempts in a row)"
-            error = SessionError(reason)
-            error.stderr = stderr  # type: ignore[attr-defined]
-            raise error from None
+            raise SessionError(reason, stderr) from None
         self._start_failures = 0
         return self.transport
 
     def discard(self) -> None:
-        """Kill the current process (after a crash, hang or protocol break); the next case respawns."""
+        """Kill the process (after a crash, hang or protocol break); the next case respawns."""
         transport, self.transport = self.transport, None
         self._outbox = []
         self._pending_reset = None
@@ -175,7 +185,9 @@ class SdkSession:
             wire.received(payload)
         return payload
 
-    def request(self, kind: str, body: dict, deadline: float | None, wire: WireLog | None) -> tuple[str, dict]:
+    def request(
+        self, kind: str, body: dict, deadline: float | None, wire: WireLog | None
+    ) -> tuple[str, dict]:
         """Send a bench request with a fresh id; return (id, the answer) after checking its id."""
         ident = self._next_id(kind)
         self.send(self._envelope(kind, body, ident), deadline, wire)
@@ -204,7 +216,7 @@ class SdkSession:
     # ----------------------------------------------------------------- handshake
 
     def _handshake(self, deadline: float | None, wire: WireLog | None) -> None:
-        """§12.1 step 2: register, acknowledge exactly the offered capabilities, see `registered`."""
+        """§12.1 step 2: register, acknowledge exactly the offer, see `registered`."""
         body = {
             "scope": dict(CONFORM_SCOPE),
             "release_id": CONFORM_RELEASE_ID,
@@ -212,16 +224,24 @@ class SdkSession:
         }
         ident, register = self.request("conform.register", body, deadline, wire)
         if register.get("kind") != "register":
-            raise SessionError(f"answered conform.register with {register.get('kind')!r}, not register")
+            raise SessionError(
+                f"answered conform.register with {register.get('kind')!r}, not register"
+            )
         self.handshake_problems = [str(v) for v in self._validate(register)]
         register_body = register.get("body")
         offered = register_body.get("capabilities") if isinstance(register_body, dict) else None
         if not isinstance(offered, list) or not all(isinstance(c, str) for c in offered):
             raise SessionError("its register frame has no capabilities array of strings")
-        ack = {"version": PROTOCOL_VERSION, "capabilities": list(offered), "required_capabilities": []}
+        ack = {
+            "version": PROTOCOL_VERSION,
+            "capabilities": list(offered),
+            "required_capabilities": [],
+        }
         self.send(self._envelope("register_ack", ack, ident), deadline, wire)
         outcome = self.expect_answer(ident, deadline, wire)
-        status = outcome.get("body", {}).get("status") if isinstance(outcome.get("body"), dict) else None
+        status = (
+            outcome.get("body", {}).get("status") if isinstance(outcome.get("body"), dict) else None
+        )
         if outcome.get("kind") != "conform.registration_outcome" or status != "registered":
             raise SessionError(
                 f"expected conform.registration_outcome registered, got {outcome.get('kind')!r} "

@@ -29,7 +29,9 @@ def default_python_host() -> Path:
 def command_target(command: str, cwd: Path | None = None) -> SdkTarget:
     """An SDK started from a shell-like command line; raises CommandError when it cannot start."""
     argv = parse_command(command, cwd)
-    return SdkTarget(label=command, command=argv, factory=lambda: SubprocessTransport(argv, cwd=cwd))
+    return SdkTarget(
+        label=command, command=argv, factory=lambda: SubprocessTransport(argv, cwd=cwd)
+    )
 
 
 def default_target() -> SdkTarget:

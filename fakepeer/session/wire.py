@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import time
 from dataclasses import dataclass, field
 from typing import Literal
 
 Direction = Literal["sent", "received"]
+REPORTED_PAYLOAD_BYTES = 64 * 1024
+REPORTED_HEAD_BYTES = 1024
 
 
 @dataclass(frozen=True)
@@ -18,8 +21,19 @@ class WireRecord:
     payload: bytes
 
     def to_json(self) -> dict:
-        """`json` when the payload is JSON, else `text` when UTF-8, else `base64`."""
+        """`json` when the payload is JSON, else `text` when UTF-8, else `base64`.
+
+        A payload over REPORTED_PAYLOAD_BYTES (limit tests send megabytes) is reported by its
+        size, hash and first bytes only, so reports stay readable.
+        """
         record: dict = {"direction": self.direction, "at": round(self.at, 6)}
+        record["size"] = len(self.payload)
+        if len(self.payload) > REPORTED_PAYLOAD_BYTES:
+            record["sha256"] = hashlib.sha256(self.payload).hexdigest()
+            record["truncated"] = True
+            head = self.payload[:REPORTED_HEAD_BYTES]
+            record["text"] = head.decode("utf-8", "replace")
+            return record
         try:
             text = self.payload.decode("utf-8")
         except UnicodeDecodeError:

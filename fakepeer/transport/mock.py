@@ -67,7 +67,7 @@ class MockTransport:
 
 
 def json_handler(answer: Callable[[dict], Iterable[dict | bytes]]) -> Handler:
-    """Adapt a function of decoded envelopes to a payload handler (bytes answers pass as they are)."""
+    """Adapt a function of decoded envelopes to a payload handler (bytes pass as they are)."""
 
     def handler(payload: bytes) -> list[bytes]:
         return [

@@ -23,7 +23,12 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from fakepeer.transport.errors import TransportClosed, TransportError, TransportTimeout
+from fakepeer.transport.errors import (
+    FrameError,
+    TransportClosed,
+    TransportError,
+    TransportTimeout,
+)
 from fakepeer.transport.framing import FrameDecoder, encode_frame
 from fakepeer.transport.ring import RingBuffer
 
@@ -42,7 +47,7 @@ class CommandError(ValueError):
 
 
 def parse_command(command: str | Sequence[str], cwd: Path | None = None) -> list[str]:
-    """Split an SDK command (shlex) and resolve its program: a path with a `/` is relative to cwd."""
+    """Split an SDK command (shlex); a program path with a `/` is relative to cwd."""
     argv = shlex.split(command) if isinstance(command, str) else list(command)
     if not argv:
         raise CommandError("the SDK command is empty")
@@ -107,8 +112,9 @@ class SubprocessTransport:
         os.set_blocking(self._stdout, False)
         self._reader = selectors.DefaultSelector()
         self._reader.register(self._stdout, selectors.EVENT_READ)
-        self._writer = selectors.DefaultSelector()
+        self._writer = selectors.DefaultSelector()  # writable input, or output to drain meanwhile
         self._writer.register(self._stdin, selectors.EVENT_WRITE)
+        self._writer.register(self._stdout, selectors.EVENT_READ)
         self._stop_stderr = threading.Event()
         self._stderr_thread = threading.Thread(
             target=self._drain_stderr, name=f"sdk-stderr-{self.process.pid}", daemon=True
@@ -120,7 +126,7 @@ class SubprocessTransport:
         return self.process.pid
 
     def send(self, payload: bytes, deadline: float | None = None) -> None:
-        """Write one frame; raise TransportTimeout if the SDK stops reading, TransportClosed if gone."""
+        """Write one frame; TransportTimeout if the SDK stops reading, TransportClosed if gone."""
         self.send_many([payload], deadline)
 
     def send_many(self, payloads: Sequence[bytes], deadline: float | None = None) -> None:
@@ -136,9 +142,31 @@ class SubprocessTransport:
                 pass
             except (BrokenPipeError, ConnectionResetError):
                 raise TransportClosed(self._exit_detail("closed its input")) from None
-            if not self._writer.select(_remaining(deadline)):
-                if _remaining(deadline) == 0:
-                    raise TransportTimeout("stopped reading its input before the deadline")
+            events = self._writer.select(_remaining(deadline))
+            if not events and _remaining(deadline) == 0:
+                raise TransportTimeout("stopped reading its input before the deadline")
+            if any(mask & selectors.EVENT_READ for _, mask in events):
+                self._read_ahead()  # the SDK writes while we write: drain it, or both pipes fill
+
+    def _read_ahead(self) -> None:
+        """Read what the SDK has written into the frame queue; problems surface at `receive`."""
+        if self._eof or self._decoder.broken is not None:
+            return
+        try:
+            data = os.read(self._stdout, READ_CHUNK)
+        except BlockingIOError:
+            return
+        except OSError:
+            self._eof = True
+            return
+        if not data:
+            self._eof = True
+            self._writer.unregister(self._stdout)
+            return
+        try:
+            self._frames.extend(self._decoder.feed(data))
+        except FrameError:
+            self._writer.unregister(self._stdout)  # the decoder keeps the error for `receive`
 
     def receive(self, deadline: float | None = None) -> bytes:
         """Return the next frame's payload; raise on timeout, end of stream or a framing error."""
@@ -148,8 +176,10 @@ class SubprocessTransport:
                 raise self._decoder.broken
             if self._eof:
                 pending = self._decoder.pending_bytes
-                what = f"closed its output inside a frame ({pending} bytes pending)" if pending else (
-                    "closed its output"
+                what = (
+                    f"closed its output inside a frame ({pending} bytes pending)"
+                    if pending
+                    else ("closed its output")
                 )
                 raise TransportClosed(self._exit_detail(what))
             if not self._reader.select(_remaining(deadline)):
@@ -209,7 +239,9 @@ class SubprocessTransport:
                 self.process.wait(TERM_GRACE_SECONDS)
             except subprocess.TimeoutExpired:
                 pass
-        _signal_group(group, signal.SIGKILL)  # stragglers that ignored SIGTERM or outlived the leader
+        _signal_group(
+            group, signal.SIGKILL
+        )  # stragglers that ignored SIGTERM or outlived the leader
         self.process.wait()
 
     def _drain_stderr(self) -> None:

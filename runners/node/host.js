@@ -1,8 +1,10 @@
 // The Ryusen conformance host (protocol §12) for the JavaScript SDK.
 //
 // It registers the conformance registry (§13) and serves framed envelopes on stdin/stdout, one
-// frame at a time. Logs go to stderr only.
+// frame at a time. Logs go to stderr only. Importing this module (tests) does not start serving.
 
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import {
   Registry,
   Worker,
@@ -113,15 +115,15 @@ function programDuration(value) {
 
 /** An error record written as a plain object (§13.2) → a RyusenError carrying it unchanged. */
 function errorFromValue(value) {
-  if (!isObject(value) || typeof value.category !== 'string') throw new BadProgram('an error record needs a category');
-  const message = value.message ?? '';
-  const retryable = value.retryable ?? false;
-  const details = value.details ?? {};
-  if (typeof message !== 'string' || typeof retryable !== 'boolean' || !isStringMap(details)) {
-    throw new BadProgram('an error record is {category, message, retryable, details}');
-  }
-  const record = { category: value.category, message, retryable, details };
-  if (value.cause !== undefined && value.cause !== null) record.cause = errorFromValue(value.cause).toRecord();
+  if (!isObject(value)) throw new BadProgram('an error record is an object');
+  const op = { op: 'error record', ...value };
+  const record = {
+    category: member(op, 'category', isString),
+    message: member(op, 'message', isString, { optional: true }) ?? '',
+    retryable: member(op, 'retryable', isBool, { optional: true }) ?? false,
+    details: { ...(member(op, 'details', isStringMap, { optional: true }) ?? {}) },
+  };
+  if (Object.hasOwn(value, 'cause')) record.cause = errorFromValue(value.cause).toRecord();
   return RyusenError.fromRecord(record);
 }
 
@@ -302,17 +304,17 @@ class Program {
 // ---------------------------------------------------------------------------------------------
 // The conformance registry (§13), in author order
 
-const ambient = new Map();
-let admissionOpen = true;
-
-async function program(ctx, input) {
-  if (!isObject(input) || !Array.isArray(input.ops)) throw new BadProgram('the input is {"ops": [op, ...]}');
-  const interpreter = new Program(ctx, ambient);
-  const returned = await interpreter.run(input.ops);
-  return returned !== undefined ? returned.value : interpreter.variables();
-}
-
-function conformanceRegistry() {
+/**
+ * The conformance registry, declared in §13's author order (the SDK sorts it).
+ * @param {Map<string, string>} ambient the host's ambient state, read by `if_ambient`
+ */
+export function conformanceRegistry(ambient = new Map()) {
+  const program = async (ctx, input) => {
+    if (!isObject(input) || !Array.isArray(input.ops)) throw new BadProgram('the input is {"ops": [op, ...]}');
+    const interpreter = new Program(ctx, ambient);
+    const returned = await interpreter.run(input.ops);
+    return returned !== undefined ? returned.value : interpreter.variables();
+  };
   return new Registry()
     .function('conform.saga', saga, { timeout: '1h' })
     .function('conform.program', program)
@@ -324,7 +326,7 @@ function conformanceRegistry() {
 }
 
 /** A registry built from a registry spec (§12.3) with the public API; bodies never run. */
-function registryFromSpec(spec) {
+export function registryFromSpec(spec) {
   const registry = new Registry();
   const body = async () => null;
   for (const f of spec.functions) registry.function(f.id, body, f.timeout === undefined ? {} : { timeout: f.timeout });
@@ -335,94 +337,95 @@ function registryFromSpec(spec) {
 // ---------------------------------------------------------------------------------------------
 // The serving loop (§12.1)
 
-const worker = new Worker(conformanceRegistry(), { sdk: DEFAULT_SDK });
-const session = new Session(process.stdin, process.stdout);
+/**
+ * Serve framed envelopes from `input` to `output` until `conform.shutdown` or the end of input,
+ * one frame at a time. Resolves with the exit status.
+ * @param {import('node:stream').Readable} input
+ * @param {import('node:stream').Writable} output
+ * @returns {Promise<number>}
+ */
+export async function serve(input, output) {
+  const ambient = new Map();
+  let admissionOpen = true;
+  const worker = new Worker(conformanceRegistry(ambient), { sdk: DEFAULT_SDK });
+  const session = new Session(input, output);
 
-async function exit(code) {
-  await session.writer.flush();
-  process.exit(code);
-}
+  const finish = async (code) => {
+    await session.writer.flush();
+    return code;
+  };
 
-async function handle(envelope) {
-  const { kind, id, body } = envelope;
-  switch (kind) {
-    case 'conform.reset':
-      ambient.clear();
-      admissionOpen = true;
-      return session.send('conform.ack', id, {});
-    case 'conform.set_ambient':
-      ambient.set(body.key, body.value);
-      return session.send('conform.ack', id, {});
-    case 'conform.set_admission':
-      admissionOpen = body.open;
-      return session.send('conform.ack', id, {});
-    case 'conform.register': {
-      let outcome;
-      try {
-        const registration = await session.register(
-          worker,
-          { scope: body.scope, releaseId: body.release_id, instanceId: body.instance_id },
-          id,
-        );
-        if (registration === null) return undefined; // the bench moved on
-        outcome = { status: 'registered', version: registration.version, capabilities: registration.capabilities };
-      } catch (error) {
-        if (error instanceof RegistrationRefused) outcome = { status: 'refused', code: error.code };
-        else if (error instanceof RyusenError) outcome = { status: 'failed', error: error.toRecord() };
-        else throw error;
+  /** Handle one decoded frame; resolves with an exit status when the host must stop. */
+  const handle = async (envelope) => {
+    const { kind, id, body } = envelope;
+    switch (kind) {
+      case 'conform.reset':
+        ambient.clear();
+        admissionOpen = true;
+        return session.send('conform.ack', id, {});
+      case 'conform.set_ambient':
+        ambient.set(body.key, body.value);
+        return session.send('conform.ack', id, {});
+      case 'conform.set_admission':
+        admissionOpen = body.open;
+        return session.send('conform.ack', id, {});
+      case 'conform.register': {
+        let outcome;
+        try {
+          const registration = await session.register(
+            worker,
+            { scope: body.scope, releaseId: body.release_id, instanceId: body.instance_id },
+            id,
+          );
+          if (registration === null) return undefined; // the bench moved on
+          outcome = { status: 'registered', version: registration.version, capabilities: registration.capabilities };
+        } catch (error) {
+          if (error instanceof RegistrationRefused) outcome = { status: 'refused', code: error.code };
+          else if (error instanceof RyusenError) outcome = { status: 'failed', error: error.toRecord() };
+          else throw error;
+        }
+        return session.send('conform.registration_outcome', id, outcome);
       }
-      return session.send('conform.registration_outcome', id, outcome);
-    }
-    case 'conform.publish': {
-      const registry = body.registry === undefined ? worker.registry : registryFromSpec(body.registry);
-      try {
-        registry.manifest();
-      } catch (error) {
-        if (!(error instanceof RyusenError)) throw error;
-        return session.send('conform.publication_outcome', id, { status: 'invalid', error: error.toRecord() });
+      case 'conform.publish': {
+        const registry = body.registry === undefined ? worker.registry : registryFromSpec(body.registry);
+        try {
+          registry.manifest();
+        } catch (error) {
+          if (!(error instanceof RyusenError)) throw error;
+          return session.send('conform.publication_outcome', id, { status: 'invalid', error: error.toRecord() });
+        }
+        let result;
+        try {
+          result = await session.publish(worker, { scope: body.scope, expectedParent: body.expected_parent }, id, registry);
+        } catch (error) {
+          if (!(error instanceof RyusenError)) throw error;
+          return session.send('conform.publication_outcome', id, { status: 'failed', error: error.toRecord() });
+        }
+        if (result === null) return undefined; // the bench moved on
+        const outcome =
+          result.status === 'activated'
+            ? { status: 'activated', application_generation: result.applicationGeneration, workspace_generation: result.workspaceGeneration }
+            : result.status === 'conflict'
+              ? { status: 'conflict', active_generation: result.activeGeneration }
+              : { status: 'rejected', code: result.code };
+        return session.send('conform.publication_outcome', id, outcome);
       }
-      let result;
-      try {
-        result = await session.publish(worker, { scope: body.scope, expectedParent: body.expected_parent }, id, registry);
-      } catch (error) {
-        if (!(error instanceof RyusenError)) throw error;
-        log(`publication answered with protocol_error: ${error.category}`);
+      case 'invoke': {
+        const answer = await worker.execute(envelope, { admissionOpen });
+        return session.send(answer.kind, id, answer.body);
+      }
+      case 'conform.shutdown':
+        return 0;
+      case 'protocol_error':
+        log(`the bench reported a protocol error: ${JSON.stringify(body.error)}`);
         return undefined;
+      default: {
+        const error = new RyusenError('protocol.malformed', `${kind} out of turn`, { details: { pointer: '/kind' } });
+        return session.send('protocol_error', id, { error: error.toRecord() });
       }
-      if (result === null) return undefined; // the bench moved on
-      const outcome =
-        result.status === 'activated'
-          ? { status: 'activated', application_generation: result.applicationGeneration, workspace_generation: result.workspaceGeneration }
-          : result.status === 'conflict'
-            ? { status: 'conflict', active_generation: result.activeGeneration }
-            : { status: 'rejected', code: result.code };
-      return session.send('conform.publication_outcome', id, outcome);
     }
-    case 'invoke': {
-      const answer = await worker.execute(envelope, { admissionOpen });
-      return session.send(answer.kind, id, answer.body);
-    }
-    case 'conform.shutdown':
-      return exit(0);
-    case 'protocol_error':
-      log(`the bench reported a protocol error: ${JSON.stringify(body.error)}`);
-      return undefined;
-    default: {
-      const error = new RyusenError('protocol.malformed', `${kind} out of turn`, {
-        details: { pointer: '/kind' },
-      });
-      return session.send('protocol_error', id, { error: error.toRecord() });
-    }
-  }
-}
+  };
 
-process.on('unhandledRejection', (reason) => log(`unhandled rejection: ${reason?.stack ?? reason}`));
-process.stdout.on('error', (error) => {
-  log(`stdout: ${error.message}`);
-  process.exit(1);
-});
-
-async function main() {
   log(`ready (${DEFAULT_SDK.runtime})`);
   for (;;) {
     let received;
@@ -431,20 +434,41 @@ async function main() {
     } catch (error) {
       if (error instanceof FramingError) {
         log(`broken stream: ${error.message}`);
-        return exit(1);
+        return finish(1);
       }
       throw error;
     }
-    if (received === null) return exit(0);
+    if (received === null) return finish(0);
     if (received.fault) {
       await session.sendFault(received.fault);
       continue;
     }
-    await handle(received.envelope);
+    const status = await handle(received.envelope);
+    if (typeof status === 'number') return finish(status);
   }
 }
 
-main().catch((error) => {
-  log(`fatal: ${error?.stack ?? error}`);
-  process.exit(1);
-});
+/** True when this module is the program Node started (not imported by a test). */
+function isMain() {
+  if (!process.argv[1]) return false;
+  try {
+    return import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
+  } catch {
+    return false;
+  }
+}
+
+if (isMain()) {
+  process.on('unhandledRejection', (reason) => log(`unhandled rejection: ${reason?.stack ?? reason}`));
+  process.stdout.on('error', (error) => {
+    log(`stdout: ${error.message}`);
+    process.exit(1);
+  });
+  serve(process.stdin, process.stdout).then(
+    (code) => process.exit(code),
+    (error) => {
+      log(`fatal: ${error?.stack ?? error}`);
+      process.exit(1);
+    },
+  );
+}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import fixture_document, write_fixture
+from authoring_kit import fixture_document, write_fixture
 
 from fakepeer.authoring.formatting import TOP_LEVEL_ORDER, format_document
 
@@ -79,3 +79,13 @@ def test_new_refuses_existing_bad_id_and_category(runner, app, tmp_path) -> None
         app, ["fixtures", "new", "x.a", "--category", "x", "--dir", str(tmp_path)]
     )
     assert unknown.exit_code == 2 and "unknown category" in unknown.output
+
+
+def test_fmt_refuses_repeated_members(runner, app, tmp_path) -> None:
+    path = tmp_path / "values" / "values.dup.json"
+    path.parent.mkdir()
+    path.write_text('{"id": "values.dup", "id": "values.other"}')
+    result = runner.invoke(app, ["fixtures", "fmt", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "appears twice" in result.output
+    assert path.read_text() == '{"id": "values.dup", "id": "values.other"}'

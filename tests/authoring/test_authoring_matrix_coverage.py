@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import fixture_document, write_fixture
+from authoring_kit import fixture_document, write_fixture
 
 from fakepeer.authoring.docs import parse_rfd
 

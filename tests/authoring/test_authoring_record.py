@@ -7,8 +7,9 @@ import shlex
 import sys
 
 import pytest
-from conftest import fixture_document
+from authoring_kit import fixture_document
 
+from fakepeer.authoring.record import suggested_vary
 from fakepeer.cases import repository_root
 
 HOST = repository_root() / "runners" / "python" / "host.py"
@@ -62,3 +63,25 @@ def test_record_reports_a_missing_sdk(runner, app, tmp_path) -> None:
     )
     assert result.exit_code == 2
     assert "Traceback" not in result.output
+
+
+def test_suggested_vary_marks_sdk_chosen_text() -> None:
+    caught = {
+        "t": "object",
+        "v": {
+            "caught": {
+                "t": "object",
+                "v": {
+                    "category": {"t": "str", "v": "sdk.json"},
+                    "message": {"t": "str", "v": "bad"},
+                    "retryable": {"t": "bool", "v": False},
+                    "details": {"t": "object", "v": {}},
+                },
+            }
+        },
+    }
+    assert suggested_vary({"kind": "completed", "body": {"value": caught}}) == [
+        "/body/value/v/caught/v/message"
+    ]
+    failed = {"kind": "failed", "body": {"error": {"category": "x", "message": "m"}}}
+    assert suggested_vary(failed) == ["/body/error/message"]

@@ -27,9 +27,15 @@ def invoke_body(run_id: str, value: object = None) -> dict:
     }
 
 
-def echo_scenario(run_id: str, *, fixture_id: str | None = None, expect_value: object = None,
-                  capabilities: tuple[str, ...] = (), level: str = "required",
-                  category: str = "discovery") -> Scenario:
+def echo_scenario(
+    run_id: str,
+    *,
+    fixture_id: str | None = None,
+    expect_value: object = None,
+    capabilities: tuple[str, ...] = (),
+    level: str = "required",
+    category: str = "discovery",
+) -> Scenario:
     """A fixture that invokes conform.echo on the table host and expects `completed`."""
     scenario = Scenario(
         fixture_id or f"t.{run_id}",
@@ -41,7 +47,9 @@ def echo_scenario(run_id: str, *, fixture_id: str | None = None, expect_value: o
         capabilities=capabilities,
     )
     scenario.send("invoke", invoke_body(run_id, "hi"))
-    scenario.expect("completed", {"value": {"$plain": "hi" if expect_value is None else expect_value}})
+    scenario.expect(
+        "completed", {"value": {"$plain": "hi" if expect_value is None else expect_value}}
+    )
     return scenario
 
 

@@ -18,8 +18,11 @@ def register_body(capabilities: list[str]) -> dict:
         "instance_id": "conform-instance-1",
         "manifest_hash": "sha256:" + "0" * 64,
         "functions": ["conform.echo"],
-        "contract": {"protocol_major": 1, "value_codec": "ryusen.tagged/1",
-                     "capabilities": capabilities},
+        "contract": {
+            "protocol_major": 1,
+            "value_codec": "ryusen.tagged/1",
+            "capabilities": capabilities,
+        },
         "versions": ["1.0"],
         "capabilities": capabilities,
         "capacity": {"max_concurrent": 1},
@@ -30,8 +33,12 @@ def register_body(capabilities: list[str]) -> dict:
 class MockSdk:
     """Answers like a conformance host; `run_id` values choose misbehaviours (see `_invoke`)."""
 
-    def __init__(self, capabilities: list[str] | None = None, registration: str = "registered",
-                 ack_kind: str = "conform.ack") -> None:
+    def __init__(
+        self,
+        capabilities: list[str] | None = None,
+        registration: str = "registered",
+        ack_kind: str = "conform.ack",
+    ) -> None:
         self.capabilities = CAPABILITIES if capabilities is None else capabilities
         self.registration = registration
         self.ack_kind = ack_kind
@@ -61,10 +68,18 @@ class MockSdk:
             return reply("register", register_body(self.capabilities))
         if kind == "register_ack":
             if self.registration != "registered":
-                return reply("conform.registration_outcome",
-                             {"status": "refused", "code": "unauthorized_scope"})
-            return reply("conform.registration_outcome",
-                         {"status": "registered", "version": "1.0", "capabilities": self.capabilities})
+                return reply(
+                    "conform.registration_outcome",
+                    {"status": "refused", "code": "unauthorized_scope"},
+                )
+            return reply(
+                "conform.registration_outcome",
+                {"status": "registered", "version": "1.0", "capabilities": self.capabilities},
+            )
+        if kind == "register_refused":
+            return reply(
+                "conform.registration_outcome", {"status": "refused", "code": body["code"]}
+            )
         if kind == "conform.reset":
             return reply(self.ack_kind, {})
         if kind == "invoke":

@@ -54,8 +54,10 @@ def _problems(document: dict) -> list[str]:
 
 def test_schema_errors_name_file_pointer_and_expectation() -> None:
     problems = _problems(_minimal(level="maybe", id="Bad Id"))
-    assert any(p.startswith("fixtures/values/values.sample.json: /level:") and "required" in p
-               for p in problems)
+    assert any(
+        p.startswith("fixtures/values/values.sample.json: /level:") and "required" in p
+        for p in problems
+    )
     assert any("/id:" in p and "pattern" in p for p in problems)
 
 
@@ -83,7 +85,11 @@ def test_missing_members_and_unknown_members() -> None:
 def test_bad_derive_name_and_vary_pointer() -> None:
     steps = [
         {"send": {"kind": "invoke", "body": {}}},
-        {"expect": {"kind": "completed", "body": {}}, "vary": ["body/x"], "derive": {"/a": "magic"}},
+        {
+            "expect": {"kind": "completed", "body": {}},
+            "vary": ["body/x"],
+            "derive": {"/a": "magic"},
+        },
     ]
     problems = _problems(_minimal(steps=steps))
     assert any("/steps/1/vary/0" in p for p in problems)
@@ -150,19 +156,33 @@ def test_missing_path_is_a_fixture_error(tmp_path: Path) -> None:
 
 
 def test_plain_macro_with_nested_tagged_and_bytes() -> None:
-    value = expand({"$plain": {"s": "x", "i": 7, "f": 1.5, "b": True, "n": None, "a": [1],
-                               "raw": {"$tagged": {"t": "u64", "v": "18446744073709551615"}},
-                               "by": {"$bytes": "hi"}}})
-    assert value == {"t": "object", "v": {
-        "s": {"t": "str", "v": "x"},
-        "i": {"t": "i64", "v": "7"},
-        "f": {"t": "f64", "v": "1.5"},
-        "b": {"t": "bool", "v": True},
-        "n": {"t": "null"},
-        "a": {"t": "array", "v": [{"t": "i64", "v": "1"}]},
-        "raw": {"t": "u64", "v": "18446744073709551615"},
-        "by": {"t": "bytes", "v": "aGk="},
-    }}
+    value = expand(
+        {
+            "$plain": {
+                "s": "x",
+                "i": 7,
+                "f": 1.5,
+                "b": True,
+                "n": None,
+                "a": [1],
+                "raw": {"$tagged": {"t": "u64", "v": "18446744073709551615"}},
+                "by": {"$bytes": "hi"},
+            }
+        }
+    )
+    assert value == {
+        "t": "object",
+        "v": {
+            "s": {"t": "str", "v": "x"},
+            "i": {"t": "i64", "v": "7"},
+            "f": {"t": "f64", "v": "1.5"},
+            "b": {"t": "bool", "v": True},
+            "n": {"t": "null"},
+            "a": {"t": "array", "v": [{"t": "i64", "v": "1"}]},
+            "raw": {"t": "u64", "v": "18446744073709551615"},
+            "by": {"t": "bytes", "v": "aGk="},
+        },
+    }
 
 
 def test_plain_floats_use_ecmascript_text() -> None:
@@ -182,7 +202,9 @@ def test_repeat_concat_jcs_and_sha256() -> None:
 
 def test_macros_expand_inside_plain() -> None:
     assert expand({"$plain": {"s": {"$repeat": {"text": "z", "times": 2}}}}) == {
-        "t": "object", "v": {"s": {"t": "str", "v": "zz"}}}
+        "t": "object",
+        "v": {"s": {"t": "str", "v": "zz"}},
+    }
 
 
 def test_macro_errors_have_pointers() -> None:
@@ -196,12 +218,16 @@ def test_macro_errors_have_pointers() -> None:
 
 
 def test_macro_error_in_a_fixture_is_a_fixture_problem() -> None:
-    steps = [{"send": {"kind": "invoke", "body": {"input": {"$plain": {"$frob": 1}}}}},
-             {"expect": {"kind": "completed", "body": {}}}]
+    steps = [
+        {"send": {"kind": "invoke", "body": {"input": {"$plain": {"$frob": 1}}}}},
+        {"expect": {"kind": "completed", "body": {}}},
+    ]
     problems = _problems(_minimal(steps=steps))
-    assert problems == ["fixtures/values/values.sample.json: /steps/0/send/body/input/$plain: "
-                        "unknown macro '$frob' (known: $bytes, $concat, $jcs_base64, $plain, "
-                        "$repeat, $sha256_jcs, $tagged)"]
+    assert problems == [
+        "fixtures/values/values.sample.json: /steps/0/send/body/input/$plain: "
+        "unknown macro '$frob' (known: $bytes, $concat, $jcs_base64, $plain, "
+        "$repeat, $sha256_jcs, $tagged)"
+    ]
 
 
 def test_objects_with_more_members_are_not_macros() -> None:
@@ -225,7 +251,10 @@ def test_exchange_ids_follow_requests_and_answers() -> None:
         .expect("conform.ack", {})
         .build()
     )
-    ids = [(type(step).__name__, getattr(step, "kind", None), step.exchange_id) for step in fixture.steps]
+    ids = [
+        (type(step).__name__, getattr(step, "kind", None), step.exchange_id)
+        for step in fixture.steps
+    ]
     assert ids == [
         ("SendStep", None, "registration.x#1"),
         ("ExpectStep", "register", "registration.x#1"),
@@ -269,20 +298,30 @@ def test_send_defaults_and_extra_members() -> None:
     )
     step = fixture.steps[0]
     assert isinstance(step, SendStep)
-    assert step.envelope == {"version": "1.7", "kind": "invoke", "id": "envelope.extra#1",
-                             "body": {"x": 1}, "future": True}
+    assert step.envelope == {
+        "version": "1.7",
+        "kind": "invoke",
+        "id": "envelope.extra#1",
+        "body": {"x": 1},
+        "future": True,
+    }
     assert json.loads(step.payload) == step.envelope
 
 
 def test_send_raw_with_lone_surrogate_is_refused() -> None:
     with pytest.raises(FixtureError, match="send_raw_base64"):
         Scenario("envelope.s", "t", section="s", quote="q", category="envelope").send_raw(
-            "\ud800").expect("x", {}).build()
+            "\ud800"
+        ).expect("x", {}).build()
 
 
 def test_envelope_with_lone_surrogate_is_sent_escaped() -> None:
-    fixture = (Scenario("values.s", "t", section="s", quote="q", category="values")
-               .send("invoke", {"s": "\ud800"}).expect("x", {}).build())
+    fixture = (
+        Scenario("values.s", "t", section="s", quote="q", category="values")
+        .send("invoke", {"s": "\ud800"})
+        .expect("x", {})
+        .build()
+    )
     assert b"\\ud800" in fixture.steps[0].payload
 
 
@@ -303,7 +342,9 @@ def test_scenario_writes_a_loadable_file(tmp_path: Path) -> None:
 
 def test_scenario_write_refuses_an_invalid_fixture(tmp_path: Path) -> None:
     with pytest.raises(FixtureError):
-        Scenario("BAD", "t", section="s", quote="q", category="values").expect("x", {}).write(tmp_path)
+        Scenario("BAD", "t", section="s", quote="q", category="values").expect("x", {}).write(
+            tmp_path
+        )
     assert not any(tmp_path.iterdir())
 
 
@@ -311,8 +352,10 @@ def test_scenario_write_refuses_an_invalid_fixture(tmp_path: Path) -> None:
 
 
 def _fixtures(count: int) -> list:
-    return [echo_scenario(f"c{n:03d}", category="discovery" if n % 2 else "replay").build()
-            for n in range(count)]
+    return [
+        echo_scenario(f"c{n:03d}", category="discovery" if n % 2 else "replay").build()
+        for n in range(count)
+    ]
 
 
 def test_keyword_and_category_selection() -> None:
@@ -337,3 +380,14 @@ def test_shards_partition_deterministically() -> None:
 def test_bad_shard_text(text: str) -> None:
     with pytest.raises(ValueError, match="--shard"):
         Shard.parse(text)
+
+
+def test_raw_ids_that_are_not_valid_ids_are_answered_on_dash() -> None:
+    from fakepeer.cases.exchanges import usable_id
+
+    assert usable_id(b'{"id": ""}') == "-"
+    assert usable_id(('{"id": "%s"}' % ("i" * 257)).encode()) == "-"
+    assert usable_id(('{"id": "%s"}' % ("i" * 256)).encode()) == "i" * 256
+    assert usable_id(b'{"id": 7}') == "-"
+    assert usable_id(b"[1]") == "-"
+    assert usable_id(b"\xff") == "-"

@@ -22,7 +22,10 @@ REPO = Path(__file__).resolve().parents[2]
 def conform(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "fakepeer", *args],
-        capture_output=True, text=True, cwd=REPO, timeout=timeout,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=timeout,
     )
 
 
@@ -37,8 +40,15 @@ def corpus(tmp_path: Path) -> Path:
 
 
 def sdk_args(corpus: Path) -> list[str]:
-    return ["--sdk", f"{sys.executable} {TABLE_HOST}", "--no-default-fixtures",
-            "--fixtures", str(corpus), "--timeout", "2"]
+    return [
+        "--sdk",
+        f"{sys.executable} {TABLE_HOST}",
+        "--no-default-fixtures",
+        "--fixtures",
+        str(corpus),
+        "--timeout",
+        "2",
+    ]
 
 
 def last_line(text: str) -> str:
@@ -50,8 +60,18 @@ def test_run_reports_and_exit_status(corpus: Path, tmp_path: Path) -> None:
     junit = tmp_path / "out" / "junit.xml"
     markdown = tmp_path / "out" / "summary.md"
     failures = tmp_path / "known.txt"
-    result = conform("run", *sdk_args(corpus), "--report-json", str(report), "--junit", str(junit),
-                     "--markdown", str(markdown), "--write-failures", str(failures))
+    result = conform(
+        "run",
+        *sdk_args(corpus),
+        "--report-json",
+        str(report),
+        "--junit",
+        str(junit),
+        "--markdown",
+        str(markdown),
+        "--write-failures",
+        str(failures),
+    )
     assert result.returncode == 1, result.stdout + result.stderr
     assert last_line(result.stdout) == "2 passed, 5 failed, 1 skipped"
     assert "Traceback" not in result.stdout + result.stderr
@@ -84,28 +104,52 @@ def test_selection_list_and_shards(corpus: Path) -> None:
     assert ids == ["t.crash", "t.echo", "t.hang"]
     caps = conform("run", *sdk_args(corpus), "--list", "-k", "caps").stdout
     assert caps == "t.caps\tdiscovery\trequired\tevent_waits\n"
-    shards = [conform("run", *sdk_args(corpus), "--list", "--shard", f"{k}/3").stdout.split()
-              for k in (1, 2, 3)]
+    shards = [
+        conform("run", *sdk_args(corpus), "--list", "--shard", f"{k}/3").stdout.split()
+        for k in (1, 2, 3)
+    ]
     firsts = [word for shard in shards for word in shard if word.startswith("t.")]
-    assert sorted(firsts) == ["t.advice", "t.caps", "t.crash", "t.echo", "t.garbage", "t.hang",
-                              "t.ok", "t.wrong-value"]
+    assert sorted(firsts) == [
+        "t.advice",
+        "t.caps",
+        "t.crash",
+        "t.echo",
+        "t.garbage",
+        "t.hang",
+        "t.ok",
+        "t.wrong-value",
+    ]
     assert conform("run", *sdk_args(corpus), "--list", "--shard", "1/3").stdout.split() == shards[0]
 
 
 def test_jobs_and_two_sdks(corpus: Path, tmp_path: Path) -> None:
     report = tmp_path / "r.json"
-    result = conform("run", *sdk_args(corpus), "--sdk", str(TABLE_HOST.relative_to(REPO)),
-                     "--jobs", "2", "-k", "h", "--report-json", str(report))
+    result = conform(
+        "run",
+        *sdk_args(corpus),
+        "--sdk",
+        str(TABLE_HOST.relative_to(REPO)),
+        "--jobs",
+        "2",
+        "-k",
+        "h",
+        "--report-json",
+        str(report),
+    )
     document = json.loads(report.read_text())
     assert [len(sdk["cases"]) for sdk in document["sdks"]] == [3, 3]
-    assert last_line(result.stdout) == "2 passed, 4 failed"  # per SDK: t.echo passes; t.crash, t.hang error
+    assert (
+        last_line(result.stdout) == "2 passed, 4 failed"
+    )  # per SDK: t.echo passes; t.crash, t.hang error
 
 
 def test_shard_reports_merge(corpus: Path, tmp_path: Path) -> None:
     paths = []
     for k in (1, 2):
         path = tmp_path / f"shard{k}.json"
-        conform("run", *sdk_args(corpus), "-k", "h", "--shard", f"{k}/2", "--report-json", str(path))
+        conform(
+            "run", *sdk_args(corpus), "-k", "h", "--shard", f"{k}/2", "--report-json", str(path)
+        )
         paths.append(str(path))
     merged = tmp_path / "merged.json"
     result = conform("merge", *paths, "--report-json", str(merged))
@@ -118,7 +162,9 @@ def test_usage_and_fixture_errors_exit_2_without_traceback(tmp_path: Path, corpu
     cases = [
         conform("run", "--bogus"),
         conform("run", *sdk_args(corpus), "--shard", "9/2"),
-        conform("run", "--sdk", "./no/such/host", "--no-default-fixtures", "--fixtures", str(corpus)),
+        conform(
+            "run", "--sdk", "./no/such/host", "--no-default-fixtures", "--fixtures", str(corpus)
+        ),
         conform("run", *sdk_args(corpus), "-k", "matches-nothing"),
         conform("run", *sdk_args(corpus), "--known-failures", str(tmp_path / "missing.txt")),
         conform("merge", str(tmp_path / "missing.json")),
@@ -140,7 +186,9 @@ def test_schema_export(tmp_path: Path) -> None:
     assert {"fixture.schema.json", "report.schema.json", "invoke.schema.json"} <= names
 
 
-def test_missing_default_sdk_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_missing_default_sdk_is_a_clear_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setattr(targets, "default_python_host", lambda: tmp_path / "host.py")
     with pytest.raises(CommandError, match="--sdk"):
         targets.targets_from_options(None)
@@ -173,10 +221,24 @@ def _gone(pid: int, seconds: float = 10.0) -> bool:
 
 
 def test_ctrl_c_leaves_no_sdk_process(corpus: Path) -> None:
-    args = ["--sdk", f"{sys.executable} {TABLE_HOST}", "--no-default-fixtures",
-            "--fixtures", str(corpus), "--timeout", "60", "-k", "hang"]
-    bench = subprocess.Popen([sys.executable, "-m", "fakepeer", "run", *args], cwd=REPO,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    args = [
+        "--sdk",
+        f"{sys.executable} {TABLE_HOST}",
+        "--no-default-fixtures",
+        "--fixtures",
+        str(corpus),
+        "--timeout",
+        "60",
+        "-k",
+        "hang",
+    ]
+    bench = subprocess.Popen(
+        [sys.executable, "-m", "fakepeer", "run", *args],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 30
         children: list[int] = []

@@ -24,7 +24,9 @@ def _no_schema(envelope: dict) -> list:
 
 
 def _step(kind: str, body: dict, vary=(), derive=()) -> ExpectStep:
-    return ExpectStep(kind=kind, body=body, exchange_id="x#1", vary=tuple(vary), derive=tuple(derive))
+    return ExpectStep(
+        kind=kind, body=body, exchange_id="x#1", vary=tuple(vary), derive=tuple(derive)
+    )
 
 
 def _frame(kind: str, body: dict, version: str = "1.0") -> dict:
@@ -85,17 +87,23 @@ def test_vary_patterns(pattern: str, path: list[str], matches: bool) -> None:
 
 
 def test_vary_removes_members_from_both_sides_and_presence_is_optional() -> None:
-    step = _step("protocol_error", {"error": {"category": "protocol.malformed", "message": "",
-                                              "cause": {"message": "x"}}},
-                 vary=["/**/message"])
-    frame = _frame("protocol_error", {"error": {"category": "protocol.malformed",
-                                                "message": "bad frame", "cause": {}}})
+    step = _step(
+        "protocol_error",
+        {"error": {"category": "protocol.malformed", "message": "", "cause": {"message": "x"}}},
+        vary=["/**/message"],
+    )
+    frame = _frame(
+        "protocol_error",
+        {"error": {"category": "protocol.malformed", "message": "bad frame", "cause": {}}},
+    )
     assert compare_frame(step, frame, _no_schema) == []
 
 
 def test_vary_array_elements_keep_later_indexes() -> None:
     document = {"body": {"a": [1, 2, 3]}}
-    assert remove_varied(document, [VaryPattern("/body/a/0")]) == {"body": {"a": ["<varies>", 2, 3]}}
+    assert remove_varied(document, [VaryPattern("/body/a/0")]) == {
+        "body": {"a": ["<varies>", 2, 3]}
+    }
     step = _step("x", {"a": [0, 2, 3]}, vary=["/body/a/0"])
     assert compare_frame(step, _frame("x", {"a": [9, 2, 3]}), _no_schema) == []
     assert compare_frame(step, _frame("x", {"a": [9, 3, 2]}), _no_schema) != []
@@ -130,26 +138,40 @@ def _register_body(contents: bytes) -> dict:
     functions = ["conform.echo"]
     manifest_hash = hash_bytes(contents)
     group = "unversioned:" + hash_document(
-        {"contract": contract, "functions": functions, "manifest_hash": manifest_hash})
-    return {"contract": contract, "functions": functions, "manifest_hash": manifest_hash,
-            "contents": base64.b64encode(contents).decode(), "release": {"group": group}}
+        {"contract": contract, "functions": functions, "manifest_hash": manifest_hash}
+    )
+    return {
+        "contract": contract,
+        "functions": functions,
+        "manifest_hash": manifest_hash,
+        "contents": base64.b64encode(contents).decode(),
+        "release": {"group": group},
+    }
 
 
 def test_derive_checks_computed_values() -> None:
     body = _register_body(b'{"format":"x"}')
-    derive = [("/body/release/group", "unversioned_group"), ("/body/manifest_hash", "manifest_hash")]
+    derive = [
+        ("/body/release/group", "unversioned_group"),
+        ("/body/manifest_hash", "manifest_hash"),
+    ]
     assert check_derived(derive, _frame("register", body)) == []
     body["release"]["group"] = "unversioned:sha256:" + "0" * 64
     body["manifest_hash"] = "sha256:" + "1" * 64
     findings = check_derived(derive, _frame("register", body))
     assert [(f.kind, f.pointer) for f in findings] == [
-        ("derive", "/body/release/group"), ("derive", "/body/manifest_hash")]
+        ("derive", "/body/release/group"),
+        ("derive", "/body/manifest_hash"),
+    ]
 
 
 def test_derive_pointers_are_not_compared_as_values() -> None:
     body = _register_body(b"{}")
-    step = _step("register", {**body, "release": {"group": "whatever"}},
-                 derive=[("/body/release/group", "unversioned_group")])
+    step = _step(
+        "register",
+        {**body, "release": {"group": "whatever"}},
+        derive=[("/body/release/group", "unversioned_group")],
+    )
     assert compare_frame(step, _frame("register", body), _no_schema) == []
 
 

@@ -1,4 +1,4 @@
-"""The subprocess transport against hostile hosts: crash, hang, grandchild, SIGTERM, stderr flood."""
+"""The subprocess transport against hostile hosts: crash, hang, grandchild, SIGTERM, flood."""
 
 from __future__ import annotations
 
@@ -123,7 +123,10 @@ def test_stderr_flood_never_blocks_and_keeps_only_the_tail() -> None:
 
 
 def test_huge_announced_frame_is_a_frame_error() -> None:
-    code = "import sys; sys.stdout.buffer.write(b'\\xff\\xff\\xff\\xff'); sys.stdout.buffer.flush(); sys.stdin.read()"
+    code = (
+        "import sys; sys.stdout.buffer.write(b'\\xff\\xff\\xff\\xff'); "
+        "sys.stdout.buffer.flush(); sys.stdin.read()"
+    )
     transport = SubprocessTransport([sys.executable, "-c", code])
     try:
         with pytest.raises(FrameError):
@@ -153,7 +156,9 @@ def test_parse_command_resolves_relative_paths_and_reports_missing(tmp_path: Pat
     script.write_text("#!/bin/sh\n")
     script.chmod(0o755)
     assert parse_command("./conform --flag 'two words'", tmp_path) == [
-        str(tmp_path / "conform"), "--flag", "two words"
+        str(tmp_path / "conform"),
+        "--flag",
+        "two words",
     ]
     with pytest.raises(CommandError, match="does not exist"):
         parse_command("./missing", tmp_path)
@@ -169,3 +174,23 @@ def test_parse_command_resolves_relative_paths_and_reports_missing(tmp_path: Pat
 
 def test_hosts_folder_exists() -> None:
     assert (HOSTS / "table_host.py").is_file()
+
+
+def test_sdk_writing_while_we_write_a_big_frame_does_not_deadlock() -> None:
+    # The host floods stdout without reading stdin until it has written 4 MiB; we send 4 MiB.
+    code = (
+        "import sys,struct\n"
+        "p=b'x'*(1<<20)\n"
+        "for _ in range(4): sys.stdout.buffer.write(struct.pack('>I',len(p))+p)\n"
+        "sys.stdout.buffer.flush()\n"
+        "h=sys.stdin.buffer.read(4); sys.stdin.buffer.read(struct.unpack('>I',h)[0])\n"
+        "sys.stdout.buffer.write(struct.pack('>I',4)+b'done'); sys.stdout.buffer.flush()\n"
+    )
+    transport = SubprocessTransport([sys.executable, "-c", code])
+    try:
+        transport.send(b"y" * (4 << 20), time.monotonic() + 60)
+        frames = [transport.receive(time.monotonic() + 60) for _ in range(5)]
+        assert [len(frame) for frame in frames] == [1 << 20] * 4 + [4]
+        assert frames[-1] == b"done"
+    finally:
+        transport.close()

@@ -23,17 +23,23 @@ from fakepeer.report import (
     write_document,
 )
 from fakepeer.session import RunOptions, run_suite
+from fakepeer.session.wire import REPORTED_PAYLOAD_BYTES, WireRecord
 from tests.peer.conftest import echo_scenario
 from tests.peer.mock_sdk import MockSdk
 
 
 @pytest.fixture(scope="module")
 def run_result():
-    fixtures = [echo_scenario(run_id).build() for run_id in ("ok", "wrong-value", "crash", "garbage")]
+    fixtures = [
+        echo_scenario(run_id).build() for run_id in ("ok", "wrong-value", "crash", "garbage")
+    ]
     fixtures.append(echo_scenario("caps", capabilities=("event_waits",)).build())
     fixtures.append(echo_scenario("warn", level="recommended", expect_value="nope").build())
-    return run_suite([MockSdk().target("mock-sdk")], fixtures,
-                     RunOptions(known_failures=frozenset({"t.garbage"})))
+    return run_suite(
+        [MockSdk().target("mock-sdk")],
+        fixtures,
+        RunOptions(known_failures=frozenset({"t.garbage"})),
+    )
 
 
 def _schema() -> dict:
@@ -46,8 +52,15 @@ def test_json_report_matches_its_schema(run_result) -> None:
     Draft202012Validator.check_schema(_schema())
     errors = list(Draft202012Validator(_schema()).iter_errors(json.loads(json.dumps(document))))
     assert errors == []
-    assert document["summary"] == {"pass": 1, "fail": 2, "error": 1, "skip": 1, "xfail": 1,
-                                   "xpass": 0, "total": 6}
+    assert document["summary"] == {
+        "pass": 1,
+        "fail": 2,
+        "error": 1,
+        "skip": 1,
+        "xfail": 1,
+        "xpass": 0,
+        "total": 6,
+    }
     assert document["exit_status"] == 1
 
 
@@ -56,9 +69,13 @@ def test_json_report_case_records(run_result) -> None:
     cases = {case["id"]: case for case in document["sdks"][0]["cases"]}
     failing = cases["t.wrong-value"]
     assert failing["outcome"] == "fail" and failing["fails_run"]
-    assert failing["diff"][0] == {"kind": "value", "pointer": "/body/value/v", "message":
-                                  'expected "hi", got "surprise"', "expected": "hi",
-                                  "actual": "surprise"}
+    assert failing["diff"][0] == {
+        "kind": "value",
+        "pointer": "/body/value/v",
+        "message": 'expected "hi", got "surprise"',
+        "expected": "hi",
+        "actual": "surprise",
+    }
     assert [frame["direction"] for frame in failing["wire"]][-1] == "received"
     assert "mock: crashing" in cases["t.crash"]["stderr_tail"]
     assert cases["t.garbage"]["outcome"] == "xfail" and cases["t.garbage"]["raw_outcome"] == "error"
@@ -75,7 +92,11 @@ def test_junit_xml(run_result) -> None:
     root = ET.fromstring(ET.tostring(to_junit(run_result).getroot()))
     assert root.tag == "testsuites"
     assert (root.get("tests"), root.get("failures"), root.get("errors"), root.get("skipped")) == (
-        "6", "2", "1", "2")
+        "6",
+        "2",
+        "1",
+        "2",
+    )
     cases = {case.get("name"): case for case in root.iter("testcase")}
     assert cases["t.wrong-value"].find("failure").get("type") == "fail"
     assert cases["t.warn"].find("failure").get("type") == "warning"
@@ -127,3 +148,23 @@ def test_merge_refuses_overlap_and_garbage(tmp_path: Path) -> None:
     bad.write_text("{}")
     with pytest.raises(ReportError, match="not a ryusen-conform"):
         merge_reports([bad])
+
+
+def test_large_payloads_are_truncated_in_the_wire_log() -> None:
+    record = WireRecord("sent", 0.5, b"x" * (REPORTED_PAYLOAD_BYTES + 1)).to_json()
+    assert record["truncated"] is True and record["size"] == REPORTED_PAYLOAD_BYTES + 1
+    assert len(record["text"]) == 1024 and len(record["sha256"]) == 64
+    small = WireRecord("received", 0.5, b'{"a":1}').to_json()
+    assert small == {"direction": "received", "at": 0.5, "size": 7, "json": {"a": 1}}
+    assert WireRecord("sent", 0, b"\xff").to_json()["base64"] == "/w=="
+
+
+def test_reports_survive_lone_surrogates(tmp_path: Path) -> None:
+    sdk = MockSdk()
+    fixture = echo_scenario("lone").build()
+    result = run_suite([sdk.target()], [fixture], RunOptions())
+    result.sdks[0].results[0].wire.append(WireRecord("received", 0.1, b'{"s":"\\udc00"}'))
+    path = tmp_path / "r.json"
+    write_document(to_document(result), path)
+    assert "\\udc00" in path.read_text()
+    ET.fromstring(ET.tostring(to_junit(result).getroot()))

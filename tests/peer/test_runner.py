@@ -27,8 +27,12 @@ def test_jobs_run_every_case_once_with_at_most_one_process_per_job() -> None:
     sdk = MockSdk()
     fixtures = [echo_scenario("ok", fixture_id=f"t.case{n:02d}").build() for n in range(30)]
     seen = []
-    result = run_suite([sdk.target()], fixtures, RunOptions(jobs=3),
-                       on_result=lambda target, case: seen.append(case.id))
+    result = run_suite(
+        [sdk.target()],
+        fixtures,
+        RunOptions(jobs=3),
+        on_result=lambda target, case: seen.append(case.id),
+    )
     assert sorted(seen) == [f.id for f in fixtures]
     assert [r.id for r in result.sdks[0].results] == [f.id for f in fixtures]
     assert all(r.outcome is Outcome.PASS for r in result.sdks[0].results)
@@ -64,15 +68,20 @@ def test_known_failures_become_xfail_and_xpass_fails_only_when_strict() -> None:
     known = frozenset({"t.wrong-value", "t.crash"})
     result = run_suite([MockSdk().target()], fixtures, RunOptions(known_failures=known))
     outcomes = {r.id: r.outcome for r in result.sdks[0].results}
-    assert outcomes == {"t.ok": Outcome.PASS, "t.wrong-value": Outcome.XFAIL, "t.crash": Outcome.XFAIL}
+    assert outcomes == {
+        "t.ok": Outcome.PASS,
+        "t.wrong-value": Outcome.XFAIL,
+        "t.crash": Outcome.XFAIL,
+    }
     assert result.exit_status() == 0
     assert summary_line(result.counts()) == "1 passed, 0 failed"
     known_ok = frozenset({"t.ok"})
     lenient = run_suite([MockSdk().target()], _fixtures("ok"), RunOptions(known_failures=known_ok))
     assert lenient.sdks[0].results[0].outcome is Outcome.XPASS
     assert lenient.exit_status() == 0
-    strict = run_suite([MockSdk().target()], _fixtures("ok"),
-                       RunOptions(known_failures=known_ok, strict=True))
+    strict = run_suite(
+        [MockSdk().target()], _fixtures("ok"), RunOptions(known_failures=known_ok, strict=True)
+    )
     assert strict.exit_status() == 1
 
 
@@ -92,6 +101,16 @@ def test_known_failures_file_round_trip(tmp_path) -> None:
 
 def test_failures_list_uses_raw_outcomes() -> None:
     fixtures = _fixtures("ok", "wrong-value", "hang")
-    result = run_suite([MockSdk().target()], fixtures,
-                       RunOptions(known_failures=frozenset({"t.hang"})))
+    result = run_suite(
+        [MockSdk().target()], fixtures, RunOptions(known_failures=frozenset({"t.hang"}))
+    )
     assert [r.id for r in result.sdks[0].failures()] == ["t.hang", "t.wrong-value"]
+
+
+def test_a_case_cut_short_by_max_time_says_so() -> None:
+    result = run_suite(
+        [MockSdk().target()], _fixtures("hang"), RunOptions(timeout=3600, max_time=1800)
+    )
+    (case,) = result.sdks[0].results
+    assert case.outcome is Outcome.ERROR
+    assert "--max-time" in case.reason

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fakepeer.cases import Scenario
 from fakepeer.compare import Comparer
 from fakepeer.session import Outcome, SdkSession, run_case
 from tests.peer.conftest import echo_scenario
@@ -19,11 +20,17 @@ def test_handshake_acks_exactly_the_offer_and_records_it() -> None:
     session.ensure_started(None)
     register, ack = sdk.received[0], sdk.received[1]
     assert register["kind"] == "conform.register"
-    assert register["body"] == {"scope": {"workspace_id": "ws-conform", "application_id": "app-conform"},
-                                "release_id": "rel-conform-1", "instance_id": "conform-instance-1"}
+    assert register["body"] == {
+        "scope": {"workspace_id": "ws-conform", "application_id": "app-conform"},
+        "release_id": "rel-conform-1",
+        "instance_id": "conform-instance-1",
+    }
     assert ack["kind"] == "register_ack" and ack["id"] == register["id"]
-    assert ack["body"] == {"version": "1.0", "capabilities": ["timers", "compensation", "future_thing"],
-                           "required_capabilities": []}
+    assert ack["body"] == {
+        "version": "1.0",
+        "capabilities": ["timers", "compensation", "future_thing"],
+        "required_capabilities": [],
+    }
     assert session.capabilities == {"timers", "compensation", "future_thing"}
 
 
@@ -44,8 +51,12 @@ def test_wire_log_records_every_frame_of_the_case() -> None:
     session.ensure_started(None)
     result = _run(sdk, session, "ok")
     kinds = [(r.direction, r.to_json()["json"]["kind"]) for r in result.wire]
-    assert kinds == [("sent", "conform.reset"), ("sent", "invoke"),
-                     ("received", "conform.ack"), ("received", "completed")]
+    assert kinds == [
+        ("sent", "conform.reset"),
+        ("sent", "invoke"),
+        ("received", "conform.ack"),
+        ("received", "completed"),
+    ]
 
 
 def test_first_case_wire_log_includes_the_handshake() -> None:
@@ -139,3 +150,25 @@ def test_shutdown_sends_conform_shutdown() -> None:
 
 def test_default_capabilities_constant() -> None:
     assert CAPABILITIES == sorted(CAPABILITIES)
+
+
+def test_a_case_that_registers_again_is_followed_by_the_bench_handshake() -> None:
+    sdk = MockSdk()
+    session = SdkSession(sdk.factory)
+    session.ensure_started(None)
+    fixture = (
+        Scenario("registration.again", "t", section="s", quote="q", category="registration")
+        .send("conform.register", {"scope": {}, "release_id": None, "instance_id": "i"})
+        .expect("register", {}, vary=["/body/**"])
+        .send("register_refused", {"code": "unauthorized_scope", "message": "no"})
+        .expect("conform.registration_outcome", {}, vary=["/body/**"])
+        .build()
+    )
+    result = run_case(session, fixture, timeout=5, comparer=Comparer())
+    assert result.outcome is Outcome.PASS, result.reason
+    assert session.registration_dirty
+    before = [e["kind"] for e in sdk.received].count("conform.register")
+    assert _run(sdk, session, "ok").outcome is Outcome.PASS
+    after = [e["kind"] for e in sdk.received].count("conform.register")
+    assert after == before + 1 and sdk.starts == 1
+    assert not session.registration_dirty

@@ -316,6 +316,9 @@ def test_authorization_comes_before_validation_and_lookup() -> None:
     assert isinstance(store.publish(OTHER_APP, bad), Unauthorized)
     assert isinstance(store.publish(OTHER_APP, publication()), Unauthorized)  # even a repeat
     assert isinstance(store.publish({"workspace_id": "ws-conform"}, publication()), Unauthorized)
+    empty = publication()
+    empty["scope"] = {}
+    assert isinstance(store.publish({}, empty), Unauthorized)
     assert store.workspace_generations("ws-conform")[-1].commit_order == first.commit_order  # type: ignore[union-attr]
 
 

@@ -221,6 +221,15 @@ def test_variants() -> None:
         {"status": "conflict", "active_generation": "sha256:" + "a" * 64},
         {"status": "rejected", "code": "undeclared_function"},
         {
+            "status": "failed",
+            "error": {
+                "category": "protocol.malformed",
+                "message": "m",
+                "retryable": False,
+                "details": {"pointer": "/body/application_generation"},
+            },
+        },
+        {
             "status": "invalid",
             "error": {
                 "category": "sdk.invalid_registry",

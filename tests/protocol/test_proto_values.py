@@ -242,6 +242,13 @@ def test_depth_limit_is_reported_before_an_earlier_invalid_value() -> None:
     assert error.pointer == "/v/1" + "/v/0" * (MAX_DEPTH - 1)
 
 
+def test_size_is_checked_before_depth() -> None:
+    doc = _nested(MAX_DEPTH + 1)
+    doc["v"].append({"t": "str", "v": "a" * MAX_VALUE_BYTES})
+    error = _refusal(doc, "/body/input")
+    assert (error.category, error.pointer) == ("protocol.limit_exceeded", "/body/input")
+
+
 def test_size_limit_counts_the_canonical_encoding() -> None:
     overhead = len(b'{"t":"str","v":""}')
     fits = {"t": "str", "v": "a" * (MAX_VALUE_BYTES - overhead)}

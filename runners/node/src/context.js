@@ -13,6 +13,7 @@ import { DecisionMachine } from './machine.js';
 import { RyusenError, errorToRecord, sdkError } from './errors.js';
 import { toTagged, Instant } from './values.js';
 import { toMillis } from './durations.js';
+import { fileURLToPath } from 'node:url';
 
 /** The private suspension signal: the SDK-internal marker of a stopped pass. */
 class Suspension {
@@ -52,6 +53,26 @@ function rejected(error) {
   return promise;
 }
 
+const SDK_DIR = new URL('.', import.meta.url).href;
+
+/**
+ * Where the workflow called a step API: the first stack frame outside this SDK (diagnostic
+ * source metadata for definition_blocked, §10.5). Undefined when it cannot be told.
+ */
+function callerSource() {
+  const stack = new Error().stack ?? '';
+  for (const line of stack.split('\n').slice(1)) {
+    const m = /\(?((?:file:\/\/|\/|[A-Za-z]:\\)[^()]*?):(\d+):\d+\)?\s*$/.exec(line);
+    if (m === null) continue;
+    const file = m[1];
+    if (file.startsWith(SDK_DIR) || file.startsWith(fileURLToPath(SDK_DIR))) continue;
+    const lineNumber = Number(m[2]);
+    if (!(lineNumber >= 1)) return undefined;
+    return { file: file.startsWith('file://') ? fileURLToPath(file) : file, line: lineNumber };
+  }
+  return undefined;
+}
+
 function invalidDeclaration(message) {
   return sdkError('sdk.invalid_declaration', message);
 }
@@ -69,10 +90,6 @@ function retryMetadata(retry) {
   return { max_attempts: maxAttempts, backoff_ms: toMillis(backoff).toString() };
 }
 
-function checkStepId(id) {
-  if (typeof id !== 'string') throw invalidDeclaration('a step ID is an explicit string');
-}
-
 function stringMap(value, what) {
   const out = {};
   if (value === undefined || value === null) return out;
@@ -83,6 +100,30 @@ function stringMap(value, what) {
     Object.defineProperty(out, key, { value: member, enumerable: true, writable: true, configurable: true });
   }
   return out;
+}
+
+/**
+ * One step API call, in the order §11.2 item 3 fixes: a closed pass first, then the step ID is
+ * claimed (the duplicate check), then the arguments are converted (a refusal rejects the call's
+ * promise; the ID stays claimed), then the pass decides.
+ * @param {Pass} pass
+ * @param {unknown} id
+ * @param {() => [object, object | undefined]} build the wire declaration and step.run functions
+ */
+function call(pass, id, build) {
+  const refused = closed(pass);
+  if (refused !== undefined) return refused;
+  if (typeof id !== 'string') return rejected(invalidDeclaration('a step ID is an explicit string'));
+  const decision = pass.claim(id);
+  if (decision === null) return suspended('blocked');
+  let declaration;
+  let step;
+  try {
+    [declaration, step] = build();
+  } catch (error) {
+    return rejected(error);
+  }
+  return pass.decide(declaration, step, decision);
 }
 
 /**
@@ -150,20 +191,30 @@ export class Pass {
   }
 
   /**
-   * Route one declaration (§11.2–§11.4). Called synchronously by every step API.
+   * Claim a step ID in this pass: the duplicate check, made before the call's arguments are
+   * converted (§11.2 item 3). Returns the machine's decision, or null when the ID was already met
+   * and the pass stopped with `definition_blocked`.
+   * @param {string} stepId
+   */
+  claim(stepId) {
+    const decision = this.machine.declare(stepId, callerSource());
+    if (decision.kind !== 'blocked') return decision;
+    const body = { reason: 'duplicate_step_id', step_id: stepId };
+    if (decision.firstSource !== undefined) body.first_source = decision.firstSource;
+    if (decision.duplicateSource !== undefined) body.duplicate_source = decision.duplicateSource;
+    this.finish('definition_blocked', body);
+    return null;
+  }
+
+  /**
+   * Act on a claimed declaration (§11.2–§11.4): replay it, or stop the pass with its answer.
    * @param {object} declaration the wire declaration (§10.1)
-   * @param {{callback?: Function, compensate?: Function}} [step] the step.run functions
+   * @param {{callback?: Function, compensate?: Function} | undefined} step the step.run functions
+   * @param {import('./machine.js').Decision} decision what the machine decided at the claim
    * @returns {Promise<unknown>}
    */
-  declare(declaration, step) {
-    const refused = closed(this);
-    if (refused !== undefined) return refused;
+  decide(declaration, step, decision) {
     const stepId = declaration.step_id;
-    const decision = this.machine.declare(stepId);
-    if (decision.kind === 'blocked') {
-      this.finish('definition_blocked', { reason: 'duplicate_step_id', step_id: stepId });
-      return suspended('blocked');
-    }
     if (this.mode !== 'discover' && stepId === this.target.step_id) return this.reachTarget(declaration, step, decision);
     if (decision.kind === 'replay') return Promise.resolve(decision.value);
     if (decision.kind === 'replay_failed') return rejected(RyusenError.fromRecord(decision.error));
@@ -278,29 +329,22 @@ class StepApi {
    * @returns {Promise<T>} the accepted result; rejects with the recorded RyusenError on a terminal failure
    */
   run(id, callback, options = {}) {
-    const pass = this.#pass;
-    const refused = closed(pass);
-    if (refused !== undefined) return refused;
-    let declaration;
-    try {
-      checkStepId(id);
+    return call(this.#pass, id, () => {
       if (typeof callback !== 'function') throw invalidDeclaration('step.run needs a callback function');
       const { name = id, retry, compensate } = options ?? {};
       if (typeof name !== 'string') throw invalidDeclaration('a step name is a string');
       if (compensate !== undefined && compensate !== null && typeof compensate !== 'function') {
         throw invalidDeclaration('compensate is a function');
       }
-      declaration = {
+      const declaration = {
         type: 'step',
         step_id: id,
         name,
         retry: retryMetadata(retry),
         has_compensation: typeof compensate === 'function',
       };
-      return pass.declare(declaration, { callback, compensate: compensate ?? undefined });
-    } catch (error) {
-      return rejected(error);
-    }
+      return [declaration, { callback, compensate: compensate ?? undefined }];
+    });
   }
 }
 
@@ -317,15 +361,8 @@ export class WorkflowContext {
     Object.freeze(this);
   }
 
-  #declare(build) {
-    const pass = this.#pass;
-    const refused = closed(pass);
-    if (refused !== undefined) return refused;
-    try {
-      return pass.declare(build());
-    } catch (error) {
-      return rejected(error);
-    }
+  #declare(id, build) {
+    return call(this.#pass, id, () => [build(), undefined]);
   }
 
   /**
@@ -333,8 +370,7 @@ export class WorkflowContext {
    * @returns {Promise<null>} null when it wakes
    */
   sleep(id, duration) {
-    return this.#declare(() => {
-      checkStepId(id);
+    return this.#declare(id, () => {
       return { type: 'timer', step_id: id, delay_ms: toMillis(duration).toString() };
     });
   }
@@ -344,8 +380,7 @@ export class WorkflowContext {
    * @returns {Promise<null>}
    */
   sleepUntil(id, instant) {
-    return this.#declare(() => {
-      checkStepId(id);
+    return this.#declare(id, () => {
       let deadline;
       if (instant instanceof Instant) deadline = instant.toString();
       else if (instant instanceof Date && Number.isFinite(instant.getTime())) deadline = String(instant.getTime());
@@ -363,8 +398,7 @@ export class WorkflowContext {
    * @returns {Promise<Uint8Array>}
    */
   waitForEvent(id, event, options = {}) {
-    return this.#declare(() => {
-      checkStepId(id);
+    return this.#declare(id, () => {
       if (typeof event !== 'string') throw invalidDeclaration('an event name is a string');
       const { correlation, timeout } = options ?? {};
       if (timeout === undefined || timeout === null) throw invalidDeclaration('waitForEvent needs a timeout');
@@ -387,8 +421,7 @@ export class WorkflowContext {
    * @returns {Promise<unknown>} the child's return value
    */
   invoke(id, functionId, input, options = {}) {
-    return this.#declare(() => {
-      checkStepId(id);
+    return this.#declare(id, () => {
       if (typeof functionId !== 'string') throw invalidDeclaration('a function ID is a string');
       const declaration = { type: 'invoke', step_id: id, function_id: functionId, input: toTagged(input) };
       const timeout = options?.timeout;
@@ -407,8 +440,7 @@ export class WorkflowContext {
    * @returns {Promise<string>} the acceptance receipt (the event's identity)
    */
   emit(id, event, payload, options = {}) {
-    return this.#declare(() => {
-      checkStepId(id);
+    return this.#declare(id, () => {
       if (typeof event !== 'string') throw invalidDeclaration('an event name is a string');
       const { metadata, retry } = options ?? {};
       if (retry !== undefined && retry !== null) {

@@ -38,6 +38,9 @@ export const RECEIVABLE_KINDS = new Set([
   'conform.shutdown',
 ]);
 
+/** The server's answers within an exchange (registration, publication). */
+export const ANSWER_KINDS = new Set(['register_ack', 'register_refused', 'manifest_activated', 'manifest_conflict', 'manifest_rejected']);
+
 /** The kinds a server (or bench) sends as requests, as opposed to answers of an exchange. */
 export const REQUEST_KINDS = new Set([
   'invoke', 'conform.reset', 'conform.register', 'conform.publish', 'conform.set_ambient',
@@ -49,12 +52,14 @@ export class ProtocolFault extends Error {
   /**
    * @param {RyusenError} error a `protocol.*` error with details.pointer
    * @param {string} id the offending frame's id, or "-"
+   * @param {string} [kind] the frame's `kind` when it had a string one
    */
-  constructor(error, id) {
+  constructor(error, id, kind) {
     super(error.message);
     this.name = 'ProtocolFault';
     this.error = error;
     this.id = id;
+    this.kind = kind;
   }
 }
 
@@ -87,16 +92,10 @@ export function parseVersion(text) {
 const malformed = (pointer, message) => protocolError('protocol.malformed', pointer, message);
 
 class Checker {
-  /** @param {WeakSet<object>} duplicates */
-  constructor(duplicates) {
-    this.duplicates = duplicates;
-  }
-
   object(value, pointer) {
     if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof JsonNumber) {
       throw malformed(pointer, 'expected a JSON object');
     }
-    if (this.duplicates.has(value)) throw malformed(pointer, 'an object has a duplicate member');
     return value;
   }
 
@@ -162,7 +161,7 @@ class Checker {
     const retryable = this.boolean(this.member(value, 'retryable', pointer), `${pointer}/retryable`);
     const details = this.stringMap(this.member(value, 'details', pointer), `${pointer}/details`);
     const record = { category, message, retryable, details };
-    if (Object.hasOwn(value, 'cause') && value.cause !== null) record.cause = this.errorRecord(value.cause, `${pointer}/cause`);
+    if (Object.hasOwn(value, 'cause')) record.cause = this.errorRecord(value.cause, `${pointer}/cause`);
     return record;
   }
 
@@ -223,11 +222,11 @@ function decodeInvoke(c, body, size) {
     throw protocolError('protocol.limit_exceeded', '/body/history', `history has ${rawHistory.length} entries, over ${MAX_HISTORY}`);
   }
   // (7) tagged values, in document order
-  const input = fromTagged(body.input, '/body/input', c.duplicates);
+  const input = fromTagged(body.input, '/body/input');
   const history = new Map();
   for (const entry of entries) {
     if (entry.status === 'completed') {
-      history.set(entry.stepId, { status: 'completed', value: fromTagged(entry.raw, entry.pointer, c.duplicates) });
+      history.set(entry.stepId, { status: 'completed', value: fromTagged(entry.raw, entry.pointer) });
     } else {
       history.set(entry.stepId, { status: 'failed', error: entry.error });
     }
@@ -281,7 +280,7 @@ const BODY_DECODERS = {
     const parent = c.member(b, 'expected_parent', '/body');
     const expectedParent = parent === null ? null : c.string(parent, '/body/expected_parent', { nonEmpty: true });
     const out = { scope, expected_parent: expectedParent };
-    if (Object.hasOwn(b, 'registry') && b.registry !== null) out.registry = decodeRegistrySpec(c, b.registry, '/body/registry');
+    if (Object.hasOwn(b, 'registry')) out.registry = decodeRegistrySpec(c, b.registry, '/body/registry');
     return out;
   },
   'conform.set_ambient': (c, b) => ({
@@ -317,26 +316,29 @@ const BODY_DECODERS = {
 
 /**
  * Decode one frame payload into an envelope, or throw a ProtocolFault.
+ * An answer kind (`register_ack`, `manifest_*`) outside `expecting` is out of turn: its body is
+ * left undecoded for the caller to refuse.
  * @param {Uint8Array} payload
- * @param {{receivable?: Set<string>}} [options] the kinds this receiver acts on (default: an SDK's)
+ * @param {{receivable?: Set<string>, expecting?: Iterable<string>}} [options] the kinds this
+ *   receiver acts on (default: an SDK's), and the answer kinds of the exchange in progress
  * @returns {Envelope}
  */
 export function decodeEnvelope(payload, options = {}) {
   const { receivable = RECEIVABLE_KINDS } = options;
+  const expecting = new Set(options.expecting ?? ANSWER_KINDS);
   let root;
-  let duplicates;
-  // (1) JSON text
+  // (1) JSON text: UTF-8, no byte-order mark, no key twice in any one object (§3.3)
   try {
-    const parsed = parseJson(decodeUtf8(payload), { wrapNumbers: true, nullPrototype: true });
-    root = parsed.value;
-    duplicates = parsed.duplicates;
+    root = parseJson(decodeUtf8(payload), { wrapNumbers: true, nullPrototype: true, rejectDuplicates: true }).value;
   } catch (error) {
     if (!(error instanceof JsonSyntaxError)) throw error;
     throw new ProtocolFault(malformed('', `not a UTF-8 JSON text: ${error.message}`), '-');
   }
-  const replyId = root !== null && typeof root === 'object' && isValidId(root.id) ? root.id : '-';
-  const fault = (error) => new ProtocolFault(error, replyId);
-  const c = new Checker(duplicates);
+  const isObject = root !== null && typeof root === 'object' && !Array.isArray(root);
+  const replyId = isObject && isValidId(root.id) ? root.id : '-';
+  const rawKind = isObject && typeof root.kind === 'string' ? root.kind : undefined;
+  const fault = (error) => new ProtocolFault(error, replyId, rawKind);
+  const c = new Checker();
   try {
     // (2) envelope shape, member by member
     c.object(root, '');
@@ -356,7 +358,7 @@ export function decodeEnvelope(payload, options = {}) {
       throw protocolError('protocol.unknown_variant', '/kind', `unknown kind ${JSON.stringify(kind)}`);
     }
     // (5)–(7) body
-    const decoder = BODY_DECODERS[kind];
+    const decoder = ANSWER_KINDS.has(kind) && !expecting.has(kind) ? undefined : BODY_DECODERS[kind];
     const decoded = decoder === undefined ? body : decoder(c, body, payload.length);
     return { version, kind, id, body: decoded };
   } catch (error) {

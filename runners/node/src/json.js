@@ -61,7 +61,8 @@ export function toBytes(document) {
 
 /**
  * Parse one UTF-8 JSON text (RFC 8259: no byte-order mark, no duplicate keys, no lone surrogate
- * escapes, no NaN/Infinity). Numbers become doubles. Refusals are `sdk.json`.
+ * escapes, no NaN/Infinity, no literal that overflows a double). Numbers become doubles (an
+ * integer beyond 2^53 the nearest one). Refusals are `sdk.json`.
  * @param {Uint8Array} bytes
  * @returns {unknown}
  */
@@ -69,7 +70,7 @@ export function fromBytes(bytes) {
   if (!(bytes instanceof Uint8Array)) throw refuse('the JSON convenience reads bytes (a Uint8Array)');
   try {
     const text = decodeUtf8(bytes);
-    return parseJson(text, { rejectDuplicates: true, rejectLoneSurrogates: true }).value;
+    return parseJson(text, { rejectDuplicates: true, rejectLoneSurrogates: true, rejectOverflow: true }).value;
   } catch (error) {
     if (error instanceof JsonSyntaxError) throw refuse(`not a JSON document: ${error.message}`);
     throw error;

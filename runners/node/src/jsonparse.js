@@ -48,11 +48,17 @@ export function setOwn(object, key, value) {
  * @param {boolean} [options.rejectDuplicates] a repeated key in one object is a syntax error
  * @param {boolean} [options.rejectLoneSurrogates] a string or key with a lone surrogate is an error
  * @param {boolean} [options.nullPrototype] objects have a null prototype
+ * @param {boolean} [options.rejectOverflow] a number literal that overflows a double is an error
  * @returns {{value: unknown, duplicates: WeakSet<object>}}
  */
 export function parseJson(text, options = {}) {
-  const { wrapNumbers = false, rejectDuplicates = false, rejectLoneSurrogates = false, nullPrototype = false } =
-    options;
+  const {
+    wrapNumbers = false,
+    rejectDuplicates = false,
+    rejectLoneSurrogates = false,
+    nullPrototype = false,
+    rejectOverflow = false,
+  } = options;
   const duplicates = new WeakSet();
   const n = text.length;
   let i = 0;
@@ -126,8 +132,14 @@ export function parseJson(text, options = {}) {
     NUMBER.lastIndex = i;
     const m = NUMBER.exec(text);
     if (m === null) fail(i >= n ? 'unexpected end of input' : 'unexpected character');
+    if (wrapNumbers) {
+      i += m[0].length;
+      return new JsonNumber(m[0]);
+    }
+    const number = Number(m[0]);
+    if (rejectOverflow && !Number.isFinite(number)) fail('number literal overflows a double');
     i += m[0].length;
-    return wrapNumbers ? new JsonNumber(m[0]) : Number(m[0]);
+    return number;
   };
 
   const readKey = (frame) => {
@@ -140,7 +152,7 @@ export function parseJson(text, options = {}) {
     frame.key = key;
   };
 
-  /** @type {{container: any, array: boolean, key?: string, keys?: Set<string>}[]} */
+  /** @type {{container: any, array: boolean, key?: string}[]} */
   const stack = [];
   let result;
   outer: for (;;) {
@@ -154,7 +166,7 @@ export function parseJson(text, options = {}) {
         i++;
         value = newObject();
       } else {
-        const frame = { container: newObject(), array: false, keys: new Set() };
+        const frame = { container: newObject(), array: false, key: '' };
         stack.push(frame);
         readKey(frame);
         continue;
@@ -181,11 +193,10 @@ export function parseJson(text, options = {}) {
       const top = stack[stack.length - 1];
       if (top.array) {
         top.container.push(value);
-      } else if (top.keys.has(top.key)) {
+      } else if (Object.hasOwn(top.container, top.key)) {
         if (rejectDuplicates) fail(`duplicate key ${JSON.stringify(top.key)}`);
         duplicates.add(top.container);
       } else {
-        top.keys.add(top.key);
         setOwn(top.container, top.key, value);
       }
       skipWhitespace();

@@ -10,25 +10,33 @@
  * @typedef {{kind: 'replay', value: unknown}
  *   | {kind: 'replay_failed', error: import('./errors.js').ErrorRecord}
  *   | {kind: 'unresolved'}
- *   | {kind: 'blocked', stepId: string}} Decision
+ *   | {kind: 'blocked', stepId: string, firstSource?: Source, duplicateSource?: Source}} Decision
+ * @typedef {{file: string, line: number}} Source where a declaration was made (diagnostic only)
  */
 
 export class DecisionMachine {
   /** @param {Map<string, HistoryEntry>} history accepted results and terminal failures by step ID */
   constructor(history) {
     this.history = history;
-    /** Step IDs declared in this pass, in order. */
-    this.seen = new Set();
+    /** Step IDs declared in this pass, in order, with where each was first declared. */
+    this.seen = new Map();
   }
 
   /**
    * Decide one declaration.
    * @param {string} stepId
+   * @param {Source} [source] where it was declared
    * @returns {Decision}
    */
-  declare(stepId) {
-    if (this.seen.has(stepId)) return { kind: 'blocked', stepId };
-    this.seen.add(stepId);
+  declare(stepId, source) {
+    if (this.seen.has(stepId)) {
+      const decision = { kind: 'blocked', stepId };
+      const first = this.seen.get(stepId);
+      if (first !== undefined) decision.firstSource = first;
+      if (source !== undefined) decision.duplicateSource = source;
+      return decision;
+    }
+    this.seen.set(stepId, source);
     const entry = this.history.get(stepId);
     if (entry === undefined) return { kind: 'unresolved' };
     if (entry.status === 'completed') return { kind: 'replay', value: entry.value };

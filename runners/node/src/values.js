@@ -156,6 +156,11 @@ function conversion(message) {
   return sdkError('sdk.conversion', message);
 }
 
+/** A conversion refusal naming where in the language value it happened (a JSON pointer). */
+function conversionAt(message, path) {
+  return conversion(path === '' ? message : `${message} (at ${path})`);
+}
+
 function isPlainObject(value) {
   const proto = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
@@ -173,7 +178,8 @@ function describe(value) {
   return name ? `an instance of ${name}` : 'an object';
 }
 
-function encodeNode(value, level) {
+function encodeNode(value, level, path) {
+  const conversion = (message) => conversionAt(message, path);
   if (level > MAX_DEPTH) throw conversion(`value nesting deeper than ${MAX_DEPTH}`);
   switch (typeof value) {
     case 'boolean':
@@ -213,7 +219,7 @@ function encodeNode(value, level) {
     const out = new Array(value.length);
     for (let k = 0; k < value.length; k++) {
       if (!(k in value) || value[k] === undefined) throw conversion(`array element ${k} is undefined`);
-      out[k] = encodeNode(value[k], level + 1);
+      out[k] = encodeNode(value[k], level + 1, `${path}/${k}`);
     }
     return { t: 'array', v: out };
   }
@@ -223,7 +229,7 @@ function encodeNode(value, level) {
       if (typeof key !== 'string') throw conversion(`a map key of type ${typeof key} is not a string`);
       if (!key.isWellFormed()) throw conversion('a key with a lone surrogate is not Unicode text');
       if (member === undefined) continue;
-      setOwn(out, key, encodeNode(member, level + 1));
+      setOwn(out, key, encodeNode(member, level + 1, `${path}/${pointerSegment(key)}`));
     }
     return { t: 'object', v: out };
   }
@@ -234,7 +240,7 @@ function encodeNode(value, level) {
       if (!key.isWellFormed()) throw conversion('a key with a lone surrogate is not Unicode text');
       const member = value[key];
       if (member === undefined) continue;
-      setOwn(out, key, encodeNode(member, level + 1));
+      setOwn(out, key, encodeNode(member, level + 1, `${path}/${pointerSegment(key)}`));
     }
     return { t: 'object', v: out };
   }
@@ -253,8 +259,8 @@ export function f64Text(number) {
  * @returns {object}
  */
 export function toTagged(value) {
-  const tagged = encodeNode(value === undefined ? null : value, 1);
-  const size = Buffer.byteLength(canonicalize(tagged), 'utf8');
+  const tagged = encodeNode(value === undefined ? null : value, 1, '');
+  const size = taggedSize(tagged);
   if (size > MAX_VALUE_BYTES) throw conversion(`value is ${size} bytes canonically, over the ${MAX_VALUE_BYTES}-byte limit`);
   return tagged;
 }
@@ -313,22 +319,32 @@ export function parseBase64(text) {
   return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
 }
 
-function decodeNode(json, pointer, level, duplicates) {
+function decodeNode(json, pointer, level) {
   if (level > MAX_DEPTH) {
     throw protocolError('protocol.limit_exceeded', pointer, `value nesting deeper than ${MAX_DEPTH}`);
   }
   const invalid = (why) => protocolError('protocol.invalid_value', pointer, why);
   if (!isJsonObject(json)) throw invalid('a tagged value must be a JSON object');
-  if (duplicates.has(json)) throw invalid('a tagged value has a duplicate member');
-  const keys = Object.keys(json);
   const tag = json.t;
+  const v = json.v;
+  // Children before the container's own members, so the innermost invalid value is reported (§3.4).
+  let elements;
+  let members;
+  if (tag === 'array' && Array.isArray(v)) {
+    elements = new Array(v.length);
+    for (let k = 0; k < v.length; k++) elements[k] = decodeNode(v[k], `${pointer}/v/${k}`, level + 1);
+  } else if (tag === 'object' && isJsonObject(v)) {
+    members = [];
+    for (const key of Object.keys(v)) members.push([key, decodeNode(v[key], `${pointer}/v/${pointerSegment(key)}`, level + 1)]);
+  }
+  const keys = Object.keys(json);
   if (typeof tag !== 'string') throw invalid('a tagged value needs a string tag "t"');
   if (tag === 'null') {
     if (keys.length !== 1) throw invalid('a null value has only the member "t"');
     return null;
   }
+  if (!TAGS.has(tag)) throw invalid(`unknown tag ${JSON.stringify(tag)}`);
   if (keys.length !== 2 || !Object.hasOwn(json, 'v')) throw invalid(`a ${tag} value has exactly the members "t" and "v"`);
-  const v = json.v;
   switch (tag) {
     case 'bool':
       if (typeof v !== 'boolean') throw invalid('bool payload must be true or false');
@@ -357,19 +373,15 @@ function decodeNode(json, pointer, level, duplicates) {
       if (bytes === undefined) throw invalid('bytes payload must be canonical padded base64');
       return bytes;
     }
-    case 'array': {
-      if (!Array.isArray(v)) throw invalid('array payload must be a JSON array');
-      const out = new Array(v.length);
-      for (let k = 0; k < v.length; k++) out[k] = decodeNode(v[k], `${pointer}/v/${k}`, level + 1, duplicates);
-      return out;
-    }
+    case 'array':
+      if (elements === undefined) throw invalid('array payload must be a JSON array');
+      return elements;
     case 'object': {
-      if (!isJsonObject(v)) throw invalid('object payload must be a JSON object');
-      if (duplicates.has(v)) throw invalid('object payload has a duplicate key');
+      if (members === undefined) throw invalid('object payload must be a JSON object');
       const out = {};
-      for (const key of Object.keys(v)) {
+      for (const [key, member] of members) {
         if (!key.isWellFormed()) throw invalid('object key has a lone surrogate');
-        setOwn(out, key, decodeNode(v[key], `${pointer}/v/${pointerSegment(key)}`, level + 1, duplicates));
+        setOwn(out, key, member);
       }
       return out;
     }
@@ -383,8 +395,9 @@ function decodeNode(json, pointer, level, duplicates) {
       if (big === undefined) throw invalid('not a canonical duration');
       return new Duration(big);
     }
-    case 'blob': {
-      if (!isJsonObject(v) || duplicates.has(v)) throw invalid('blob payload must be an object');
+    default: {
+      // blob
+      if (!isJsonObject(v)) throw invalid('blob payload must be an object');
       for (const key of Object.keys(v)) {
         if (key !== 'sha256' && key !== 'size' && key !== 'media_type') throw invalid(`blob has an unknown member ${key}`);
       }
@@ -400,22 +413,21 @@ function decodeNode(json, pointer, level, duplicates) {
       }
       return new BlobRef({ sha256: v.sha256, size, mediaType });
     }
-    default:
-      throw invalid(`unknown tag ${JSON.stringify(tag)}`);
   }
 }
+
+const TAGS = new Set(['null', 'bool', 'i64', 'u64', 'f64', 'str', 'bytes', 'array', 'object', 'instant', 'duration', 'blob']);
 
 /**
  * Decode one tagged value (§3) found at `pointer` of a message, applying §3.4 and §4.3.
  * Refusals are RyusenError `protocol.invalid_value` / `protocol.limit_exceeded` with `details.pointer`.
  * @param {unknown} json the parsed JSON of the value
  * @param {string} [pointer] its JSON pointer from the envelope root
- * @param {WeakSet<object>} [duplicates] objects the parser saw a duplicate key in
  */
-export function fromTagged(json, pointer = '', duplicates = new WeakSet()) {
+export function fromTagged(json, pointer = '') {
   let value;
   try {
-    value = decodeNode(json, pointer, 1, duplicates);
+    value = decodeNode(json, pointer, 1);
   } catch (error) {
     // Limits come before invalid encodings (§2 decoding order): report a limit if there is one.
     if (error instanceof RyusenError && error.category === 'protocol.invalid_value') {
@@ -424,13 +436,23 @@ export function fromTagged(json, pointer = '', duplicates = new WeakSet()) {
     }
     throw error;
   }
-  const size = canonicalSize(json);
+  const size = taggedSize(json);
   if (size > MAX_VALUE_BYTES) {
     throw protocolError('protocol.limit_exceeded', pointer, `value is ${size} bytes canonically, over ${MAX_VALUE_BYTES}`);
   }
   return value;
 }
 
+/**
+ * The length of the canonical encoding (§4.1) of a well-formed tagged value. Such a value holds no
+ * JSON numbers, and RFC 8785 writes strings exactly as JSON.stringify does, so only member order
+ * differs, which does not change the length: JSON.stringify gives it without sorting.
+ */
+function taggedSize(tagged) {
+  return Buffer.byteLength(JSON.stringify(tagged), 'utf8');
+}
+
+/** The canonical size of a possibly invalid value (for limit checks); 0 when it has none. */
 function canonicalSize(json) {
   try {
     return Buffer.byteLength(canonicalize(json), 'utf8');
@@ -468,7 +490,6 @@ function limitError(json, pointer) {
 
 /** Decode the canonical bytes of a tagged value (a convenience for tests and tools). */
 export function fromTaggedText(text) {
-  const { value, duplicates } = parseJson(text, { wrapNumbers: true, nullPrototype: true });
-  return fromTagged(value, '', duplicates);
+  return fromTagged(parseJson(text, { wrapNumbers: true, nullPrototype: true, rejectDuplicates: true }).value);
 }
 

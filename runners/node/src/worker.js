@@ -189,8 +189,10 @@ export class Session {
   /**
    * The next envelope: `{envelope}` decoded, `{fault}` for a frame that does not decode, or null
    * at the end of input. Throws FramingError when the stream is broken.
+   * @param {string[]} [expecting] the answer kinds of the exchange in progress (others are out of
+   *   turn and keep their raw body)
    */
-  async receive() {
+  async receive(expecting = []) {
     if (this.pushedBack !== undefined) {
       const received = this.pushedBack;
       this.pushedBack = undefined;
@@ -199,7 +201,7 @@ export class Session {
     const payload = await this.reader.next();
     if (payload === null) return null;
     try {
-      return { envelope: decodeEnvelope(payload) };
+      return { envelope: decodeEnvelope(payload, { expecting }) };
     } catch (error) {
       if (error instanceof ProtocolFault) return { fault: error };
       throw error;
@@ -213,17 +215,20 @@ export class Session {
 
   /**
    * Send a request and wait for its answer: one of `kinds`, or the peer's `protocol_error`.
-   * A frame that does not decode, or an answer of another kind, is answered with `protocol_error`
-   * and the wait goes on. A new request (the peer moved on) or the end of input abandons the
-   * exchange: null, and the request is served next.
+   * An answer of one of `kinds` that does not decode (§2, §14) fails the exchange with that
+   * `protocol.*` error (§12.3). Any other frame that does not decode, or an answer of another kind,
+   * is answered with `protocol_error` and the wait goes on. A new request (the peer moved on) or
+   * the end of input abandons the exchange: null, and the request is served next.
    */
   async #exchange(kind, id, body, kinds) {
     await this.send(kind, id, body);
     for (;;) {
-      const received = await this.receive();
+      const received = await this.receive(kinds);
       if (received === null) return null;
       if (received.fault) {
-        await this.sendFault(received.fault);
+        const { fault } = received;
+        if (fault.id !== '-' && kinds.includes(fault.kind)) throw fault.error;
+        await this.sendFault(fault);
         continue;
       }
       const answer = received.envelope;
@@ -245,7 +250,8 @@ export class Session {
    * @param {Worker} worker
    * @param {{scope: Scope, releaseId?: string | null, instanceId: string}} config
    * @param {string} id the exchange id
-   * @returns {Promise<Registration | null>} null when the exchange was abandoned
+   * @returns {Promise<Registration | null>} null when the exchange was abandoned; rejects with
+   *   RegistrationRefused, or a RyusenError when the answer does not decode or negotiation fails
    */
   async register(worker, config, id) {
     const answer = await this.#exchange('register', id, worker.registration(config), ['register_ack', 'register_refused']);
@@ -259,7 +265,7 @@ export class Session {
    * @param {string} id the exchange id
    * @param {import('./registry.js').Registry} [registry]
    * @returns {Promise<PublicationResult | null>} null when the exchange was abandoned; rejects
-   *   with the peer's error when it answered `protocol_error`
+   *   with a RyusenError when the answer does not decode or the peer answered `protocol_error`
    */
   async publish(worker, config, id, registry) {
     const kinds = ['manifest_activated', 'manifest_conflict', 'manifest_rejected'];

@@ -53,9 +53,16 @@ test('unknown members are ignored; higher minors accepted; discover ignores targ
   assert.equal(decoded.body.target, undefined);
 });
 
-test('duplicate keys: inside a value invalid_value, elsewhere malformed', () => {
+test('a key twice in any one object does not decode: malformed at "" (§3.3)', () => {
   const raw = '{"version":"1.0","kind":"invoke","id":"e#1","body":{"run_id":"r","function_id":"f","mode":"discover","history":[],' +
     '"input":{"t":"object","v":{"a":{"t":"null"},"a":{"t":"null"}}}}}';
-  fault(raw, 'protocol.invalid_value', '/body/input');
-  fault('{"version":"1.0","version":"1.0","kind":"invoke","id":"e#1","body":{}}', 'protocol.malformed', '');
+  fault(raw, 'protocol.malformed', '', '-');
+  fault('{"version":"1.0","version":"1.0","kind":"invoke","id":"e#1","body":{}}', 'protocol.malformed', '', '-');
+});
+
+test('the innermost invalid value is reported even when its container is also invalid', () => {
+  fault(env(invokeBody({ input: { t: 'array', v: [{ t: 'i64', v: 'x' }], extra: 1 } })), 'protocol.invalid_value', '/body/input/v/0');
+  const loneKey = '{"version":"1.0","kind":"invoke","id":"e#1","body":{"run_id":"r","function_id":"f","mode":"discover","history":[],' +
+    '"input":{"t":"object","v":{"\\ud800":{"t":"i64","v":"1"}}}}}';
+  fault(loneKey, 'protocol.invalid_value', '/body/input');
 });

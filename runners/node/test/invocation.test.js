@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RyusenError, Instant, DecisionMachine, json } from '../src/index.js';
+import { fileURLToPath } from 'node:url';
 import { plain, invoke, target, registryWith } from '../testing/helpers.js';
 
 const STEP_A = { type: 'step', step_id: 'a', name: 'a', retry: { max_attempts: 3, backoff_ms: '1000' }, has_compensation: false };
@@ -54,7 +55,12 @@ test('duplicate step IDs return definition_blocked', async () => {
       } catch {}
       await ctx.step.run('a', () => 2);
     }, history);
-    assert.deepEqual(answer, { kind: 'definition_blocked', body: { reason: 'duplicate_step_id', step_id: 'a' } });
+    const { first_source: first, duplicate_source: duplicate, ...body } = answer.body;
+    assert.deepEqual({ kind: answer.kind, body }, { kind: 'definition_blocked', body: { reason: 'duplicate_step_id', step_id: 'a' } });
+    // Diagnostic source metadata points at the workflow's own calls.
+    assert.equal(first.file, fileURLToPath(import.meta.url));
+    assert.equal(duplicate.file, fileURLToPath(import.meta.url));
+    assert.ok(duplicate.line > first.line);
   }
   // The decision machine keeps answering: a duplicate of the boundary itself is blocked there.
   const machine = new DecisionMachine(new Map());
@@ -198,4 +204,26 @@ test('a callback cannot declare durable steps', async () => {
   const answer = await invoke(registryWith(wf), { run_id: 'run-1', function_id: 'wf', mode: 'forward', input: plain(null), target: target('a') });
   assert.equal(answer.kind, 'step_failed');
   assert.equal(answer.body.error.category, 'sdk.invalid_declaration');
+});
+
+test('a call refused for its arguments has still claimed its step ID (§11.2 item 3)', async () => {
+  const answer = await discover(async (ctx) => {
+    try {
+      await ctx.sleep('s', 'bogus');
+    } catch (error) {
+      assert.equal(error.category, 'sdk.invalid_duration');
+    }
+    await ctx.sleep('s', '1s');
+  });
+  assert.equal(answer.kind, 'definition_blocked');
+  assert.equal(answer.body.step_id, 's');
+  // Conversion comes before replay: a recorded wake does not hide a malformed duration.
+  const replayed = await discover(async (ctx) => {
+    try {
+      await ctx.sleep('s', 'bogus');
+    } catch (error) {
+      return error.category;
+    }
+  }, [ok('s', null)]);
+  assert.deepEqual(replayed.body.value, { t: 'str', v: 'sdk.invalid_duration' });
 });

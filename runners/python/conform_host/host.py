@@ -129,30 +129,27 @@ class Host:
     # --- exchanges ----------------------------------------------------------------------------
 
     def await_answer(self, kinds: Iterable[str]) -> tuple[str, dict[str, Any]] | None:
-        """Read until one of `kinds` (or a protocol_error) arrives; None if the bench moved on.
+        """Read the server's answer to an exchange; None if the bench moved on to a request.
 
-        An undecodable frame is answered with `protocol_error` and the wait goes on (§10.9).
-        A request instead of an answer abandons the exchange and is served next.
+        A server answer that does not decode (or a `protocol_error` from the server) comes back
+        as `("failed", {"error": record})`: the outcome is `failed` with that error (§12.3).
         """
-        wanted = set(kinds) | {"protocol_error"}
-        while True:
-            payload = self.next_frame()
-            try:
-                envelope = decode_envelope(payload)
-            except FrameError as exc:
-                self.send_error(exc.error, exc.reply_id)
-                continue
-            if envelope.kind in REQUEST_KINDS:
-                self._pushed_back = payload
-                return None
-            if envelope.kind not in wanted:
-                error = ProtocolError("protocol.malformed", "/kind", "unexpected answer kind")
-                self.send_error(error, envelope.id)
-                continue
-            try:
-                return envelope.kind, decode_body(envelope)
-            except ProtocolError as error:
-                self.send_error(error, envelope.id)
+        payload = self.next_frame()
+        try:
+            envelope = decode_envelope(payload)
+        except FrameError as exc:
+            return "failed", {"error": exc.error.to_record()}
+        if envelope.kind in REQUEST_KINDS:
+            self._pushed_back = payload
+            return None
+        try:
+            if envelope.kind == "protocol_error":
+                return "failed", {"error": decode_body(envelope)["error"]}
+            if envelope.kind not in kinds:
+                raise ProtocolError("protocol.malformed", "/kind", f"{envelope.kind} out of turn")
+            return envelope.kind, decode_body(envelope)
+        except ProtocolError as error:
+            return "failed", {"error": error.to_record()}
 
     def register(self, frame_id: str, body: dict[str, Any]) -> None:
         scope = body["scope"]
@@ -171,7 +168,7 @@ class Host:
         outcome: dict[str, Any]
         if kind == "register_refused":
             outcome = {"status": "refused", "code": reply["code"]}
-        elif kind == "protocol_error":
+        elif kind == "failed":
             outcome = {"status": "failed", "error": reply["error"]}
         else:
             try:
@@ -198,7 +195,11 @@ class Host:
             return
         self.send("publish_manifest", frame_id, request)
         answer = self.await_answer(("manifest_activated", "manifest_conflict", "manifest_rejected"))
-        if answer is None or answer[0] == "protocol_error":
+        if answer is None:
+            return
+        if answer[0] == "failed":
+            outcome = {"status": "failed", "error": answer[1]["error"]}
+            self.send("conform.publication_outcome", frame_id, outcome)
             return
         result = publication_result(*answer)
         if result.status == "activated":

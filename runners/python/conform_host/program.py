@@ -241,7 +241,7 @@ class Program:
         elif compensate_spec is False:
             compensate = None
         else:
-            raise BadProgram("compensate is true or {\"fail\": error}")
+            raise BadProgram('compensate is true or {"fail": error}')
         return lambda: self.ctx.step.run(
             step_id, callback, name=name, retry=retry, compensate=compensate
         )

@@ -67,7 +67,9 @@ BENCH_KINDS = frozenset(
         "conform.shutdown",
     }
 )
-HOST_KINDS = frozenset({"conform.ack", "conform.registration_outcome", "conform.publication_outcome"})
+HOST_KINDS = frozenset(
+    {"conform.ack", "conform.registration_outcome", "conform.publication_outcome"}
+)
 ALL_KINDS = WORKER_KINDS | SERVER_KINDS | BENCH_KINDS | HOST_KINDS
 # What an SDK (inside a conformance host) can receive; anything else is the wrong direction.
 RECEIVABLE_KINDS = SERVER_KINDS | BENCH_KINDS
@@ -99,7 +101,8 @@ def _malformed(pointer: str, message: str) -> ProtocolError:
 def _reply_id(document: object) -> str:
     if isinstance(document, dict):
         frame_id = document.get("id")
-        if isinstance(frame_id, str) and not has_lone_surrogate(frame_id):
+        valid = isinstance(frame_id, str) and 1 <= len(frame_id) <= 256
+        if valid and not has_lone_surrogate(frame_id):
             return frame_id
     return NO_ID
 
@@ -136,7 +139,9 @@ def decode_envelope(payload: bytes, receivable: frozenset[str] = RECEIVABLE_KIND
         if not isinstance(body, dict):
             raise _malformed("/body", "body must be an object")
         if version_major(version) != PROTOCOL_MAJOR:
-            raise ProtocolError("protocol.unsupported_version", "/version", f"{version} unsupported")
+            raise ProtocolError(
+                "protocol.unsupported_version", "/version", f"{version} unsupported"
+            )
         if kind not in ALL_KINDS or kind not in receivable:
             raise ProtocolError("protocol.unknown_variant", "/kind", f"unknown kind {kind!r}")
     except ProtocolError as error:
@@ -338,7 +343,10 @@ def decode_body(envelope: Envelope) -> dict[str, Any]:
             "required_capabilities": string_array(body, "required_capabilities", p),
         }
     if kind in ("register_refused", "manifest_rejected"):
-        return {"code": member(body, "code", p, is_str), "message": member(body, "message", p, is_str)}
+        return {
+            "code": member(body, "code", p, is_str),
+            "message": member(body, "message", p, is_str),
+        }
     if kind == "manifest_activated":
         return {
             "application_generation": member(body, "application_generation", p, is_str),

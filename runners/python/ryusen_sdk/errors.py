@@ -24,6 +24,7 @@ class RyusenError(Exception):
         details: Mapping[str, str] | None = None,
         cause: RyusenError | None = None,
     ) -> None:
+        _check_record_fields(category, message, retryable, details, cause)
         super().__init__(message)
         self.category = category
         self.message = message
@@ -59,6 +60,25 @@ class RyusenError(Exception):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.category!r}, {self.message!r})"
+
+
+def _check_record_fields(
+    category: object, message: object, retryable: object, details: object, cause: object
+) -> None:
+    """Refuse a record the wire cannot carry at construction, so it is never rewritten later."""
+    if not isinstance(category, str) or not CATEGORY_PATTERN.fullmatch(category):
+        raise ValueError(f"{category!r} is not a stable category ([a-z][a-z0-9_]*(.[a-z0-9_]+)*)")
+    if not isinstance(message, str):
+        raise TypeError("an error message is a string")
+    if not isinstance(retryable, bool):
+        raise TypeError("retryable is a bool")
+    if details is not None and (
+        not isinstance(details, Mapping)
+        or not all(isinstance(k, str) and isinstance(v, str) for k, v in details.items())
+    ):
+        raise TypeError("error details map strings to strings")
+    if cause is not None and not isinstance(cause, RyusenError):
+        raise TypeError("an error cause is a RyusenError")
 
 
 def _clean_text(text: str) -> str:

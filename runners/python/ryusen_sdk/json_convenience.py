@@ -12,7 +12,7 @@ from typing import Any
 import rfc8785
 
 from .errors import JsonConvenienceError
-from .jsontext import DupDict, JsonTextError, has_lone_surrogate, parse
+from .jsontext import JsonTextError, has_lone_surrogate, parse
 
 _SAFE_INT = 2**53
 
@@ -52,8 +52,6 @@ def _check_parsed(node: Any) -> None:
     stack = [node]
     while stack:
         item = stack.pop()
-        if isinstance(item, DupDict):
-            raise JsonConvenienceError(f"the key {item.duplicate!r} appears twice in one object")
         if isinstance(item, str) and has_lone_surrogate(item):
             raise JsonConvenienceError("a string contains a lone surrogate escape")
         if isinstance(item, dict):

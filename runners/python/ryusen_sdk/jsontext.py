@@ -1,7 +1,7 @@
 """Strict JSON text parsing shared by the frame codec and the JSON convenience.
 
-The standard parser accepts `NaN`, keeps the last of two equal keys and lets lone surrogate
-escapes through; the protocol refuses all three (§3.3, §3.6), so this module makes them visible.
+The standard parser accepts `NaN` and keeps the last of two equal keys; the protocol refuses
+both (§3.3, §3.6). Lone surrogate escapes still parse: callers check them where they matter.
 """
 
 from __future__ import annotations
@@ -10,26 +10,14 @@ import json
 from typing import Any
 
 
-class DupDict(dict):  # type: ignore[type-arg]
-    """A parsed JSON object in which some key appeared twice (the first duplicate is kept)."""
-
-    duplicate: str = ""
-
-
 class JsonTextError(ValueError):
     """The bytes are not one strict JSON text."""
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            dup = DupDict(result)
-            dup.duplicate = key
-            for later_key, later_value in pairs:
-                dup.setdefault(later_key, later_value)
-            return dup
-        result[key] = value
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        raise JsonTextError("the same key appears twice in one object")
     return result
 
 
@@ -38,7 +26,7 @@ def _refuse_constant(name: str) -> Any:
 
 
 def parse(data: bytes, parse_int: Any = None, parse_float: Any = None) -> Any:
-    """Parse one UTF-8 JSON text (no BOM); objects with a repeated key come back as `DupDict`."""
+    """Parse one UTF-8 JSON text: no BOM, no `NaN`/`Infinity`, no key twice in one object."""
     if data.startswith(b"\xef\xbb\xbf"):
         raise JsonTextError("byte-order mark")
     try:

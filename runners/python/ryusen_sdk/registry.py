@@ -87,7 +87,12 @@ class Registry:
 
     def trigger(self, id: str, event: str, function: str | Handler) -> None:
         """Declare that events named exactly `event` start `function` (an ID or a handler)."""
-        function_id = function if isinstance(function, str) else function.ryusen_function_id
+        if isinstance(function, str):
+            function_id = function
+        else:
+            function_id = getattr(function, "ryusen_function_id", None)
+            if function_id is None:
+                raise TypeError("trigger() takes a function ID or a handler declared on a registry")
         self._triggers.append(TriggerDeclaration(id, event, function_id))
 
     def handler(self, function_id: str) -> Handler | None:

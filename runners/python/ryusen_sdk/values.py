@@ -19,7 +19,7 @@ import rfc8785
 from rfc8785._impl import _serialize_float
 
 from .errors import ConversionError, ProtocolError
-from .jsontext import DupDict, has_lone_surrogate, pointer_join
+from .jsontext import has_lone_surrogate, pointer_join
 
 I64_MIN = -(2**63)
 I64_MAX = 2**63 - 1
@@ -205,14 +205,15 @@ def _invalid(pointer: str, message: str) -> ProtocolError:
 def check_limits(document: object, pointer: str, check_size: bool = True) -> None:
     """Refuse a raw tagged value over the §4.3 depth or size limit (`protocol.limit_exceeded`).
 
-    Runs before validity (§2 decoding order), so it walks the raw structure: the pointer is the
-    first value at depth 65 in document order, or the value itself when it is too large.
+    Runs before validity (§2 decoding order), so it walks the raw structure. Size is checked
+    before descending, so a too-large value is reported at its outermost pointer; depth names the
+    first value in document order whose nesting level is 65.
     """
+    if check_size and canonical_size(document) > MAX_VALUE_BYTES:
+        raise ProtocolError("protocol.limit_exceeded", pointer, "value larger than 1 MiB")
     deep = _first_at_depth(document, pointer, 1)
     if deep is not None:
         raise ProtocolError("protocol.limit_exceeded", deep, "value nested deeper than 64")
-    if check_size and canonical_size(document) > MAX_VALUE_BYTES:
-        raise ProtocolError("protocol.limit_exceeded", pointer, "value larger than 1 MiB")
 
 
 def _first_at_depth(node: object, pointer: str, level: int) -> str | None:
@@ -223,7 +224,9 @@ def _first_at_depth(node: object, pointer: str, level: int) -> str | None:
     tag, payload = node.get("t"), node.get("v")
     if tag == "array" and isinstance(payload, list):
         for index, item in enumerate(payload):
-            found = _first_at_depth(item, pointer_join(pointer_join(pointer, "v"), index), level + 1)
+            found = _first_at_depth(
+                item, pointer_join(pointer_join(pointer, "v"), index), level + 1
+            )
             if found is not None:
                 return found
     elif tag == "object" and isinstance(payload, dict):
@@ -236,7 +239,7 @@ def _first_at_depth(node: object, pointer: str, level: int) -> str | None:
 
 def from_tagged(document: object, pointer: str = "") -> Any:
     """Decode a tagged value document strictly; refusals name the innermost bad value (§3.4)."""
-    if not isinstance(document, dict) or isinstance(document, DupDict):
+    if not isinstance(document, dict):
         raise _invalid(pointer, "a value is a JSON object with exactly its tag's members")
     tag = document.get("t")
     if not isinstance(tag, str) or tag not in _TAGS:
@@ -286,8 +289,8 @@ def from_tagged(document: object, pointer: str = "") -> Any:
         base = pointer_join(pointer, "v")
         return [from_tagged(item, pointer_join(base, i)) for i, item in enumerate(payload)]
     if tag == "object":
-        if not isinstance(payload, dict) or isinstance(payload, DupDict):
-            raise _invalid(pointer, "object payload must be a JSON object without repeated keys")
+        if not isinstance(payload, dict):
+            raise _invalid(pointer, "object payload must be a JSON object")
         if any(has_lone_surrogate(key) for key in payload):
             raise _invalid(pointer, "object keys must be valid Unicode")
         base = pointer_join(pointer, "v")
@@ -296,7 +299,7 @@ def from_tagged(document: object, pointer: str = "") -> Any:
 
 
 def _blob(payload: object, pointer: str) -> BlobRef:
-    if not isinstance(payload, dict) or isinstance(payload, DupDict):
+    if not isinstance(payload, dict):
         raise _invalid(pointer, "blob payload must be an object")
     if not {"sha256", "size"} <= set(payload) <= {"sha256", "size", "media_type"}:
         raise _invalid(pointer, "blob payload has sha256, size and optional media_type only")

@@ -11,7 +11,7 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from . import answers
@@ -147,7 +147,7 @@ class Pass:
         return self.answer is not None
 
     def check_open(self) -> None:
-        """A stopped pass answers no later declaration: suspend again at once (§11.2 item 3)."""
+        """A stopped pass answers no later declaration: suspend again at once (§11.2 item 4)."""
         if self.answer is not None:
             raise Suspension()
         if self._in_callback:
@@ -157,20 +157,25 @@ class Pass:
         self.answer = answer
         return Suspension()
 
-    def declare(
-        self,
-        step_id: str,
-        kind: str,
-        declaration: dict[str, Any],
-        source: Source,
-        callback: Callable[[StepContext], Any] | None = None,
-        compensate: Callable[[StepContext, Any], Any] | None = None,
-    ) -> Any:
-        """Decide one declaration: replay it, or stop the pass with the right answer."""
+    def claim(self, step_id: str, source: Source) -> None:
+        """Meet a step ID in this pass: the duplicate check comes before argument conversion.
+
+        A repeated ID (after a replayed first encounter) stops the pass with the blocker.
+        """
         self.check_open()
         blocked = self.machine.encounter(step_id, source)
         if blocked is not None:
             raise self._stop(blocked)
+
+    def decide(
+        self,
+        step_id: str,
+        kind: str,
+        declaration: dict[str, Any],
+        callback: Callable[[StepContext], Any] | None = None,
+        compensate: Callable[[StepContext, Any], Any] | None = None,
+    ) -> Any:
+        """Decide a claimed declaration: replay it, or stop the pass with the right answer."""
         entry = self.history.get(step_id)
         target = self.target
         if self.mode == "discover" or target is None:
@@ -249,7 +254,7 @@ def _instant_millis(instant: Instant | datetime) -> int:
     if isinstance(instant, Instant):
         return instant.ms
     if isinstance(instant, datetime) and instant.tzinfo is not None:
-        delta = instant - datetime(1970, 1, 1, tzinfo=timezone.utc)
+        delta = instant - datetime(1970, 1, 1, tzinfo=UTC)
         micros = (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
         ms = -(-micros // 1000)
         if I64_MIN <= ms <= I64_MAX:
@@ -276,8 +281,8 @@ class StepApi:
         `compensate(step, forward_result)` is the optional compensator used by an unwind.
         """
         self._pass.check_open()
-        source = _caller_source()
         step_id = _check_step_id(id)
+        self._pass.claim(step_id, _caller_source())
         if not callable(callback):
             raise InvalidDeclarationError("step.run needs a callback")
         if compensate is not None and not callable(compensate):
@@ -291,7 +296,7 @@ class StepApi:
             "retry": (retry if retry is not None else DEFAULT_RETRY).to_wire(),
             "has_compensation": compensate is not None,
         }
-        return self._pass.declare(step_id, "step", declaration, source, callback, compensate)
+        return self._pass.decide(step_id, "step", declaration, callback, compensate)
 
 
 class Workflow:
@@ -306,20 +311,20 @@ class Workflow:
     def sleep(self, id: str, duration: DurationLike) -> None:
         """A durable timer waking after `duration` (§6: rounded up, negative is due now)."""
         self._pass.check_open()
-        source = _caller_source()
         step_id = _check_step_id(id)
+        self._pass.claim(step_id, _caller_source())
         delay = to_wire_millis(duration)
         declaration = {"type": "timer", "step_id": step_id, "delay_ms": str(delay)}
-        return self._pass.declare(step_id, "timer", declaration, source)
+        return self._pass.decide(step_id, "timer", declaration)
 
     def sleep_until(self, id: str, instant: Instant | datetime) -> None:
         """A durable timer waking at an absolute instant (never converted by §6)."""
         self._pass.check_open()
-        source = _caller_source()
         step_id = _check_step_id(id)
+        self._pass.claim(step_id, _caller_source())
         deadline = _instant_millis(instant)
         declaration = {"type": "timer", "step_id": step_id, "deadline_ms": str(deadline)}
-        return self._pass.declare(step_id, "timer", declaration, source)
+        return self._pass.decide(step_id, "timer", declaration)
 
     def wait_for_event(
         self,
@@ -334,8 +339,8 @@ class Workflow:
         Returns the matched payload bytes; an elapsed timeout raises `sdk.timeout`.
         """
         self._pass.check_open()
-        source = _caller_source()
         step_id = _check_step_id(id)
+        self._pass.claim(step_id, _caller_source())
         if not isinstance(event, str):
             raise InvalidDeclarationError("an event name is a string")
         declaration = {
@@ -345,15 +350,15 @@ class Workflow:
             "correlation": _string_map(correlation, "a correlation"),
             "timeout_ms": str(to_wire_millis(timeout)),
         }
-        return self._pass.declare(step_id, "wait", declaration, source)  # type: ignore[no-any-return]
+        return self._pass.decide(step_id, "wait", declaration)  # type: ignore[no-any-return]
 
     def invoke(
         self, id: str, function_id: str, input: Any, timeout: DurationLike | None = None
     ) -> Any:
         """Run `function_id` of this application as a durable child; return its value."""
         self._pass.check_open()
-        source = _caller_source()
         step_id = _check_step_id(id)
+        self._pass.claim(step_id, _caller_source())
         if not isinstance(function_id, str):
             raise InvalidDeclarationError("a function ID is a string")
         declaration: dict[str, Any] = {
@@ -364,7 +369,7 @@ class Workflow:
         }
         if timeout is not None:
             declaration["timeout_ms"] = str(to_wire_millis(timeout))
-        return self._pass.declare(step_id, "invoke", declaration, source)
+        return self._pass.decide(step_id, "invoke", declaration)
 
     def emit(
         self,
@@ -379,8 +384,8 @@ class Workflow:
         Use `json_convenience.to_bytes` for a JSON payload. More than one attempt is refused.
         """
         self._pass.check_open()
-        source = _caller_source()
         step_id = _check_step_id(id)
+        self._pass.claim(step_id, _caller_source())
         if not isinstance(event, str):
             raise InvalidDeclarationError("an event name is a string")
         if retry is not None:
@@ -396,4 +401,4 @@ class Workflow:
             "payload": to_tagged(bytes(payload)),
             "metadata": _string_map(metadata, "emission metadata"),
         }
-        return self._pass.declare(step_id, "emit", declaration, source)  # type: ignore[no-any-return]
+        return self._pass.decide(step_id, "emit", declaration)  # type: ignore[no-any-return]

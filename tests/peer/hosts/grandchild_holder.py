@@ -9,7 +9,9 @@ import signal
 import subprocess
 import sys
 
-code = "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nwhile True: time.sleep(60)"
+code = (
+    "import signal, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nwhile True: time.sleep(60)"
+)
 child = subprocess.Popen([sys.executable, "-c", code])  # inherits our stdout and stderr
 sys.stderr.write(f"grandchild {child.pid}\n")
 sys.stderr.flush()

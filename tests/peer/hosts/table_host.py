@@ -70,7 +70,10 @@ def register_body():
 # run_id -> the answer; a run id not in the table is answered `completed` with the invoke's input.
 DEFAULT_TABLE = {
     "null": {"kind": "completed", "body": {"value": {"t": "null"}}},
-    "wrong-value": {"kind": "completed", "body": {"value": {"t": "str", "v": "not what you asked"}}},
+    "wrong-value": {
+        "kind": "completed",
+        "body": {"value": {"t": "str", "v": "not what you asked"}},
+    },
 }
 
 
@@ -135,16 +138,28 @@ def main():
         try:
             envelope = json.loads(payload)
         except ValueError:
-            send("protocol_error", "-", {"error": {
-                "category": "protocol.malformed", "message": "not JSON", "retryable": False,
-                "details": {"pointer": ""}}})
+            send(
+                "protocol_error",
+                "-",
+                {
+                    "error": {
+                        "category": "protocol.malformed",
+                        "message": "not JSON",
+                        "retryable": False,
+                        "details": {"pointer": ""},
+                    }
+                },
+            )
             continue
         kind, ident, body = envelope.get("kind"), envelope.get("id"), envelope.get("body", {})
         if kind == "conform.register":
             send("register", ident, register_body())
         elif kind == "register_ack":
-            send("conform.registration_outcome", ident, {
-                "status": "registered", "version": "1.0", "capabilities": capabilities()})
+            send(
+                "conform.registration_outcome",
+                ident,
+                {"status": "registered", "version": "1.0", "capabilities": capabilities()},
+            )
         elif kind == "conform.reset":
             send("conform.ack", ident, {})
         elif kind == "conform.shutdown":
@@ -159,9 +174,18 @@ def main():
             else:
                 send(answer["kind"], ident, answer["body"])
         else:
-            send("protocol_error", ident if isinstance(ident, str) else "-", {"error": {
-                "category": "protocol.unknown_variant", "message": "unknown kind",
-                "retryable": False, "details": {"pointer": "/kind"}}})
+            send(
+                "protocol_error",
+                ident if isinstance(ident, str) else "-",
+                {
+                    "error": {
+                        "category": "protocol.unknown_variant",
+                        "message": "unknown kind",
+                        "retryable": False,
+                        "details": {"pointer": "/kind"},
+                    }
+                },
+            )
 
 
 if __name__ == "__main__":

@@ -1,0 +1,155 @@
+"""The reference frame decoder: all seven steps of the §2 decoding order, with §5.2 categories.
+
+An SDK answers an undecodable frame with `protocol_error` (§10.9); this module computes the
+category and pointer the protocol prescribes, so the bench can check fixtures and SDK answers
+against one executable reading of docs/protocol.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import Any
+
+from jsonschema.exceptions import ValidationError
+
+from fakepeer.protocol.errors import PROTOCOL_UNKNOWN_FUNCTION
+from fakepeer.protocol.limits import MAX_HISTORY_ENTRIES, MAX_REQUEST_BYTES
+from fakepeer.protocol.messages import (
+    KINDS,
+    MALFORMED,
+    UNKNOWN_VARIANT,
+    ProtocolViolation,
+    parse_envelope,
+    value_positions,
+)
+from fakepeer.protocol.schema import is_schema_valid, schema_errors
+from fakepeer.protocol.values import (
+    LIMIT_EXCEEDED,
+    ConversionError,
+    escape_pointer_token,
+    validate_value,
+)
+
+
+def _pointer(path: Any) -> str:
+    return "".join("/" + escape_pointer_token(str(part)) for part in path)
+
+
+def _inside(pointer: str, roots: list[str]) -> bool:
+    return any(pointer == root or pointer.startswith(root + "/") for root in roots)
+
+
+def _classify(error: ValidationError) -> tuple[int, str, str]:
+    """(phase, category, pointer) of one schema error: presence/type first, then variants."""
+    pointer = _pointer(error.absolute_path)
+    if error.validator == "required":
+        missing = [name for name in error.validator_value if name not in error.instance]
+        if missing:
+            return 0, MALFORMED, f"{pointer}/{escape_pointer_token(missing[0])}"
+    if error.validator == "enum" and isinstance(error.instance, str):
+        return 1, UNKNOWN_VARIANT, pointer
+    return 0, MALFORMED, pointer
+
+
+def _member_rank(kind: str, pointer: str) -> int:
+    members = KINDS[kind].members
+    parts = pointer.split("/")
+    name = parts[2] if len(parts) > 2 else ""
+    return members.index(name) if name in members else len(members)
+
+
+def body_violation(envelope: dict[str, Any]) -> ProtocolViolation | None:
+    """Step 5: the first body problem (presence and JSON type, then enum variants), or None.
+
+    Errors at or inside tagged values are left to step 7. Beyond the schema it checks what
+    §9.1 adds for `invoke`: each history `step_id` once, and the target's run ID.
+    """
+    kind = envelope["kind"]
+    frame_id = envelope["id"]
+    roots = [pointer for pointer, _ in value_positions(envelope)]
+    found = []
+    errors = [] if is_schema_valid(envelope) else schema_errors(envelope)
+    for error in errors:
+        phase, category, pointer = _classify(error)
+        if not _inside(pointer, roots):
+            found.append((phase, _member_rank(kind, pointer), pointer, category, error.message))
+    variants = {pointer for phase, _, pointer, _, _ in found if phase == 1}
+    # An unknown variant is reported as such, not as a mismatch with an expected constant.
+    found = [item for item in found if item[0] == 1 or item[2] not in variants]
+    if found:
+        _, _, pointer, category, message = min(found)
+        return ProtocolViolation(category, pointer, message, frame_id)
+    if kind == "invoke":
+        body = envelope["body"]
+        seen: set[str] = set()
+        for index, entry in enumerate(body["history"]):
+            if entry["step_id"] in seen:
+                pointer = f"/body/history/{index}/step_id"
+                return ProtocolViolation(
+                    MALFORMED, pointer, "step_id appears twice in history", frame_id
+                )
+            seen.add(entry["step_id"])
+        target = body.get("target")
+        if body["mode"] != "discover" and target["run_id"] != body["run_id"]:
+            message = "target run_id differs from the body's run_id"
+            return ProtocolViolation(MALFORMED, "/body/target/run_id", message, frame_id)
+    return None
+
+
+def limit_violation(envelope: dict[str, Any], payload_length: int) -> ProtocolViolation | None:
+    """Step 6 for the whole message: the `invoke` request size and history length."""
+    if envelope["kind"] != "invoke":
+        return None
+    frame_id = envelope["id"]
+    if payload_length > MAX_REQUEST_BYTES:
+        message = f"invoke payload is {payload_length} bytes, over {MAX_REQUEST_BYTES}"
+        return ProtocolViolation(LIMIT_EXCEEDED, "", message, frame_id)
+    if len(envelope["body"]["history"]) > MAX_HISTORY_ENTRIES:
+        message = f"history has more than {MAX_HISTORY_ENTRIES} entries"
+        return ProtocolViolation(LIMIT_EXCEEDED, "/body/history", message, frame_id)
+    return None
+
+
+def value_violation(envelope: dict[str, Any]) -> ProtocolViolation | None:
+    """Value limits (step 6) before invalid values (step 7), each in document order."""
+    errors = []
+    for pointer, value in value_positions(envelope):
+        try:
+            validate_value(value, pointer)
+        except ConversionError as exc:
+            errors.append(exc)
+    if not errors:
+        return None
+    first = next((e for e in errors if e.category == LIMIT_EXCEEDED), errors[0])
+    return ProtocolViolation(first.category, first.pointer, first.reason, envelope["id"])
+
+
+def decode_frame(payload: bytes, known_functions: Collection[str] | None = None) -> dict[str, Any]:
+    """Decode one frame payload through every §2 step; raise ProtocolViolation at the first
+    problem, with the category and pointer a `protocol_error` answer must carry (§10.9).
+
+    With `known_functions` (an SDK's registry), a decodable discovery for an undeclared
+    function is refused too: `protocol.unknown_function` at `/body/function_id` (§11.2).
+    """
+    envelope = parse_envelope(payload)
+    try:
+        violation = body_violation(envelope)
+    except RecursionError:  # nested past what the schema walk handles: a value or a cause chain
+        violation = value_violation(envelope) or ProtocolViolation(
+            MALFORMED, "", "message nested too deeply to decode", envelope["id"]
+        )
+    violation = violation or limit_violation(envelope, len(payload)) or value_violation(envelope)
+    if violation is not None:
+        raise violation
+    body = envelope["body"]
+    if (
+        known_functions is not None
+        and envelope["kind"] == "invoke"
+        and body["mode"] == "discover"
+        and body["function_id"] not in known_functions
+    ):
+        message = f"function {body['function_id']!r} is not in the registry"
+        raise ProtocolViolation(
+            PROTOCOL_UNKNOWN_FUNCTION, "/body/function_id", message, envelope["id"]
+        )
+    return envelope

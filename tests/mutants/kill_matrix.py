@@ -1,0 +1,185 @@
+"""Run every mutant SDK over the whole fixture corpus and build the kill matrix.
+
+Why: a fixture that catches no plausible bug may be checking nothing; a mutant that no fixture
+catches is a hole in the corpus. A fixture *kills* a mutant when it fails or errors against the
+mutant while it passes against the unpatched baseline (the same wrapper host with `none`), so
+fixtures the reference SDK itself fails today never count as kills.
+
+Regenerate `tests/mutants/KILL_MATRIX.md` from the repository root with:
+
+    python -m tests.mutants.kill_matrix
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from fakepeer.cases import Fixture, load_fixtures, repository_root
+from fakepeer.session import Outcome, RunOptions, SdkRun, SdkTarget, run_suite
+from fakepeer.transport.process import SubprocessTransport
+
+from .patches import MUTANTS
+
+HERE = Path(__file__).resolve().parent
+MUTANT_HOST = HERE / "mutant_host.py"
+MATRIX_FILE = HERE / "KILL_MATRIX.md"
+BASELINE = "none"
+#: Seconds per case: the reference answers in milliseconds; a mutant that hangs costs this much.
+CASE_TIMEOUT = 3.0
+FAILING = (Outcome.FAIL, Outcome.ERROR)
+
+
+@dataclass
+class KillMatrix:
+    """Which fixtures killed which mutant, against which baseline."""
+
+    fixtures: list[str]
+    baseline_failures: list[str]
+    kills: dict[str, list[str]]
+    seconds: float
+    unapplicable: dict[str, str]
+
+    def survivors(self) -> list[str]:
+        """Mutants no fixture killed."""
+        return [name for name, killers in self.kills.items() if not killers]
+
+    def idle_fixtures(self) -> list[str]:
+        """Fixtures passing at baseline that killed no mutant."""
+        used = {fixture for killers in self.kills.values() for fixture in killers}
+        broken = set(self.baseline_failures)
+        return [f for f in self.fixtures if f not in used and f not in broken]
+
+
+def mutant_target(name: str) -> SdkTarget:
+    """A bench target that starts the wrapper host with one mutant applied."""
+    argv = [sys.executable, str(MUTANT_HOST), name]
+    root = repository_root()
+    return SdkTarget(label=name, command=argv, factory=lambda: SubprocessTransport(argv, cwd=root))
+
+
+def run_mutant(name: str, fixtures: Sequence[Fixture], timeout: float = CASE_TIMEOUT) -> SdkRun:
+    """One bench run of the whole selection against one mutant (through the bench's API)."""
+    result = run_suite([mutant_target(name)], fixtures, RunOptions(timeout=timeout, jobs=1))
+    return result.sdks[0]
+
+
+def unapplicable_mutants(names: Sequence[str]) -> dict[str, str]:
+    """Mutants whose patch no longer applies to the current SDK, with the reason."""
+    argv = [sys.executable, str(MUTANT_HOST), "--check", *names]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
+    problems = {}
+    for line in done.stdout.splitlines():
+        name, _, reason = line.partition(": ")
+        problems[name] = reason
+    if done.returncode != 0 and not problems:
+        problems["<all>"] = done.stderr.strip()[-2000:]
+    return problems
+
+
+def failing_ids(run: SdkRun) -> set[str]:
+    return {case.id for case in run.results if case.raw_outcome in FAILING}
+
+
+def build_matrix(
+    names: Sequence[str] | None = None,
+    fixtures: Sequence[Fixture] | None = None,
+    jobs: int = 2,
+    timeout: float = CASE_TIMEOUT,
+) -> KillMatrix:
+    """Run the baseline and every mutant (`jobs` SDK processes at a time); the kill matrix."""
+    started = time.monotonic()
+    selected = list(fixtures) if fixtures is not None else load_fixtures()
+    requested = list(names) if names is not None else sorted(MUTANTS)
+    unapplicable = unapplicable_mutants(requested)
+    chosen = [name for name in requested if name not in unapplicable]
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        runs = dict(
+            zip(
+                [BASELINE, *chosen],
+                pool.map(lambda n: run_mutant(n, selected, timeout), [BASELINE, *chosen]),
+                strict=True,
+            )
+        )
+    broken = failing_ids(runs[BASELINE])
+    kills = {name: sorted(failing_ids(runs[name]) - broken) for name in chosen}
+    return KillMatrix(
+        fixtures=sorted(f.id for f in selected),
+        baseline_failures=sorted(broken),
+        kills=kills,
+        seconds=time.monotonic() - started,
+        unapplicable=unapplicable,
+    )
+
+
+def render_text(matrix: KillMatrix) -> str:
+    """The matrix for a terminal: one line per mutant with its killer count and first killers."""
+    lines = [
+        f"{len(matrix.kills)} mutants over {len(matrix.fixtures)} fixtures "
+        f"({matrix.seconds:.1f} s; baseline fails {len(matrix.baseline_failures)})"
+    ]
+    width = max((len(name) for name in matrix.kills), default=10)
+    for name, killers in sorted(matrix.kills.items()):
+        shown = ", ".join(killers[:4]) + (", ..." if len(killers) > 4 else "")
+        lines.append(f"  {name:<{width}}  {len(killers):>3}  {shown or 'SURVIVED'}")
+    for name, reason in sorted(matrix.unapplicable.items()):
+        lines.append(f"  {name:<{width}}  patch does not apply: {reason}")
+    lines.append(f"fixtures that kill no mutant: {len(matrix.idle_fixtures())}")
+    return "\n".join(lines)
+
+
+def render_markdown(matrix: KillMatrix) -> str:
+    """KILL_MATRIX.md: mutants x killing fixtures, then the fixtures that kill nothing."""
+    out = [
+        "# Mutant kill matrix",
+        "",
+        "Generated by `python -m tests.mutants.kill_matrix` (from the repository root); do not",
+        "edit by hand. Each mutant is the Python reference SDK with one fault injected in memory",
+        "by `tests/mutants/mutant_host.py NAME` (catalog: `tests/mutants/patches.py`). A fixture",
+        "kills a mutant when it fails or errors against the mutant and passes against the",
+        "unpatched baseline (the same wrapper host with `none`).",
+        "",
+        f"{len(matrix.kills)} mutants, {len(matrix.fixtures)} fixtures, "
+        f"{len(matrix.survivors())} surviving mutants.",
+        "",
+        "| mutant | fault | kills | fixtures that caught it |",
+        "|---|---|---:|---|",
+    ]
+    for name, killers in sorted(matrix.kills.items()):
+        fault = MUTANTS[name].fault.replace("|", "\\|")
+        listed = ", ".join(f"`{k}`" for k in killers) or "**survived**"
+        out.append(f"| `{name}` | {fault} | {len(killers)} | {listed} |")
+    if matrix.unapplicable:
+        out += ["", "## Mutants whose patch no longer applies (update `patches.py`)", ""]
+        out += [f"- `{name}`: {reason}" for name, reason in sorted(matrix.unapplicable.items())]
+    if matrix.baseline_failures:
+        out += ["", "## Fixtures the unpatched reference SDK fails (not counted as kills)", ""]
+        out += [f"- `{fixture}`" for fixture in matrix.baseline_failures]
+    idle = matrix.idle_fixtures()
+    out += [
+        "",
+        f"## Fixtures that kill no mutant ({len(idle)})",
+        "",
+        "Questions worth asking for each: which plausible SDK bug does it catch that no mutant",
+        "models (then add that mutant), or does it duplicate another fixture?",
+        "",
+    ]
+    out += [f"- `{fixture}`" for fixture in idle]
+    return "\n".join(out) + "\n"
+
+
+def main() -> int:
+    matrix = build_matrix()
+    print(render_text(matrix))
+    MATRIX_FILE.write_text(render_markdown(matrix), encoding="utf-8")
+    print(f"wrote {MATRIX_FILE}")
+    return 1 if matrix.survivors() or matrix.unapplicable else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""A conformance host running the Python reference SDK with ONE mutant fault: `mutant_host.py NAME`.
+
+Why: the bench must catch broken SDKs; each mutant is the reference host with one patch from
+`patches.py` applied in memory (the SDK's files are never modified). `NAME` "none" runs the
+unpatched reference through the same wrapper, as the baseline of the kill matrix.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+RUNNER = HERE.parents[1] / "runners" / "python"
+
+
+def check(names: list[str]) -> int:
+    """`--check NAME...`: apply each patch in a forked child; print `NAME: problem` per failure.
+
+    The reference SDK is a moving target: a patch that no longer applies must be reported as
+    such, never mistaken for a mutant the bench killed.
+    """
+    from patches import MUTANTS, apply_mutant
+
+    failures = 0
+    for name in names or sorted(MUTANTS):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                apply_mutant(name)
+            except BaseException as exc:  # noqa: BLE001 - report any failure to apply
+                print(f"{name}: {type(exc).__name__}: {exc}", flush=True)
+                os._exit(1)
+            os._exit(0)
+        _, status = os.waitpid(pid, 0)
+        failures += status != 0
+    return 1 if failures else 0
+
+
+def main(argv: list[str]) -> int:
+    """Apply the named mutant, then serve exactly as `runners/python/host.py` does."""
+    sys.path.insert(0, str(RUNNER))
+    sys.path.insert(0, str(HERE))
+    if len(argv) >= 2 and argv[1] == "--check":
+        return check(argv[2:])
+    if len(argv) != 2:
+        print("usage: mutant_host.py NAME | --check [NAME...]", file=sys.stderr)
+        return 2
+    from patches import MUTANTS, apply_mutant
+
+    name = argv[1]
+    if name != "none" and name not in MUTANTS:
+        print(f"unknown mutant {name!r}; known: {', '.join(sorted(MUTANTS))}", file=sys.stderr)
+        return 2
+    apply_mutant(name)
+    spec = importlib.util.spec_from_file_location("ryusen_reference_host", RUNNER / "host.py")
+    assert spec is not None and spec.loader is not None
+    host = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(host)
+    print(f"mutant host: {name}", file=sys.stderr, flush=True)
+    return host._run_with_deep_stack()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

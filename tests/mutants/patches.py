@@ -1,0 +1,930 @@
+"""The mutant catalog: each mutant is the Python reference SDK with exactly ONE deliberate fault.
+
+Why this exists: a conformance bench is only as good as the SDK bugs it catches. Each entry
+below monkeypatches one thing in `ryusen_sdk` / `conform_host` (never their files) at start-up
+of a wrapper host (`mutant_host.py NAME`). This module imports nothing from the SDK at import
+time, so the test harness can list the mutants without `runners/python` on `sys.path`.
+
+Because the SDK imports names (`from .values import to_tagged`), a patch that replaces a
+function must replace every binding of it: `replace_everywhere` does that.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import math
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+SDK_PACKAGES = ("ryusen_sdk", "conform_host")
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One deliberate fault: its name, what it breaks (for the kill matrix) and the patch."""
+
+    name: str
+    fault: str
+    apply: Callable[[], None]
+
+
+MUTANTS: dict[str, Mutant] = {}
+
+
+def mutant(name: str, fault: str) -> Callable[[Callable[[], None]], Callable[[], None]]:
+    """Register a patch function under `name`."""
+
+    def register(apply: Callable[[], None]) -> Callable[[], None]:
+        if name in MUTANTS:
+            raise ValueError(f"mutant {name!r} is defined twice")
+        MUTANTS[name] = Mutant(name, fault, apply)
+        return apply
+
+    return register
+
+
+def load_sdk() -> None:
+    """Import every SDK and host module, so `replace_everywhere` sees every binding."""
+    for name in (
+        "ryusen_sdk",
+        "ryusen_sdk.values",
+        "ryusen_sdk.codec",
+        "ryusen_sdk.workflow",
+        "ryusen_sdk.invocation",
+        "ryusen_sdk.durations",
+        "ryusen_sdk.registry",
+        "ryusen_sdk.worker",
+        "ryusen_sdk.answers",
+        "conform_host.host",
+        "conform_host.program",
+        "conform_host.registry",
+    ):
+        importlib.import_module(name)
+
+
+def replace_everywhere(old: object, new: object) -> int:
+    """Rebind every module-level name in the SDK and host that refers to `old`; the count."""
+    count = 0
+    for module_name, module in list(sys.modules.items()):
+        if module is None or not module_name.startswith(SDK_PACKAGES):
+            continue
+        for attribute, value in list(vars(module).items()):
+            if value is old:
+                setattr(module, attribute, new)
+                count += 1
+    if count == 0:
+        raise RuntimeError(f"the mutant patch found no binding of {old!r}")
+    return count
+
+
+def apply_mutant(name: str) -> None:
+    """Load the SDK and apply one mutant ("none" applies nothing: the baseline)."""
+    load_sdk()
+    if name == "none":
+        return
+    MUTANTS[name].apply()
+
+
+def _m(module: str) -> Any:
+    return importlib.import_module(module)
+
+
+# --------------------------------------------------------------------------------- replay
+
+
+@mutant("replay-reruns-callback", "a completed step's callback runs again on replay")
+def _replay_reruns_callback() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    original = workflow.Pass.decide
+
+    def decide(self, step_id, kind, declaration, callback=None, compensate=None):
+        value = original(self, step_id, kind, declaration, callback, compensate)
+        if callback is not None:
+            context = workflow.StepContext(self.run_id, step_id, "replay", 1, "forward")
+            return callback(context)
+        return value
+
+    workflow.Pass.decide = decide
+
+
+@mutant("drop-replayed-failure", "a replayed terminal failure returns null instead of raising")
+def _drop_replayed_failure() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    original = workflow._replay
+    workflow._replay = lambda entry: None if entry.status == "failed" else original(entry)
+
+
+@mutant("replayed-failure-rewritten", "a replayed failure reaches the workflow as app.unhandled")
+def _replayed_failure_rewritten() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    errors = _m("ryusen_sdk.errors")
+    original = workflow._replay
+
+    def replay(entry):
+        if entry.status == "failed":
+            raise errors.RyusenError("app.unhandled", entry.error["message"], True, {})
+        return original(entry)
+
+    workflow._replay = replay
+
+
+# ------------------------------------------------------------------------- duplicates, stop
+
+
+@mutant("no-duplicate-blocker", "a step ID met twice in one pass is not blocked")
+def _no_duplicate_blocker() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    workflow.DecisionMachine.encounter = lambda self, step_id, source: None
+
+
+@mutant("answer-after-stop", "a declaration after the pass stopped replaces the answer")
+def _answer_after_stop() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    errors = _m("ryusen_sdk.errors")
+
+    def check_open(self):
+        if self._in_callback:
+            raise errors.InvalidDeclarationError("a callback cannot declare durable steps")
+
+    workflow.Pass.check_open = check_open
+
+
+@mutant("suspension-is-app-error", "the suspension signal escapes step.run as an application error")
+def _suspension_is_app_error() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    invocation = _m("ryusen_sdk.invocation")
+
+    class Suspended(Exception):  # an ordinary exception: `except Exception` catches it
+        def __init__(self, answer=None):
+            super().__init__("suspended")
+            self.answer = answer
+
+    def stop(self, answer):
+        return Suspended(answer)  # the pass itself keeps no answer: the exception carries it
+
+    workflow.Pass._stop = stop
+    workflow.Suspension = Suspended
+    invocation.Suspension = Suspended
+    original = invocation.execute
+
+    def execute(registry, request, admission_open=True):
+        try:
+            return original(registry, request, admission_open)
+        except Suspended as signal:
+            return signal.answer
+
+    replace_everywhere(original, execute)
+
+
+# ------------------------------------------------------------------------- failure kinds
+
+
+@mutant("callback-failure-as-failed", "a callback failure is answered `failed` (workflow failure)")
+def _callback_failure_as_failed() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    answers = _m("ryusen_sdk.answers")
+    original = workflow.Pass._execute
+
+    def execute(self, function, extra, kind):
+        answer = original(self, function, extra, kind)
+        if answer.kind.endswith("_failed"):
+            return answers.Answer("failed", {"error": answer.body["error"]})
+        return answer
+
+    workflow.Pass._execute = execute
+
+
+@mutant("workflow-failure-as-step-failed", "an uncaught workflow failure is answered step_failed")
+def _workflow_failure_as_step_failed() -> None:
+    answers = _m("ryusen_sdk.answers")
+
+    def failed(error):
+        body = {"operation_id": "-", "attempt": 1, "fencing_generation": "0", "error": error}
+        return answers.Answer("step_failed", body)
+
+    answers.failed = failed
+
+
+# ------------------------------------------------------------------------- targets, identity
+
+
+@mutant("invented-operation-id", "the SDK derives its own operation ID from run and step")
+def _invented_operation_id() -> None:
+    answers = _m("ryusen_sdk.answers")
+    workflow = _m("ryusen_sdk.workflow")
+    original_identity = answers.Target.identity
+    original_context = workflow.StepContext
+
+    def identity(self):
+        return original_identity(self) | {"operation_id": f"{self.run_id}/{self.step_id}"}
+
+    def context(**fields):
+        fields["operation_id"] = f"{fields['run_id']}/{fields['step_id']}"
+        return original_context(**fields)
+
+    answers.Target.identity = identity
+    workflow.StepContext = context
+
+
+@mutant("attempt-off-by-one", "the callback sees the server's attempt as zero-based (attempt - 1)")
+def _attempt_off_by_one() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    original_context = workflow.StepContext
+
+    def context(**fields):
+        fields["attempt"] = fields["attempt"] - 1
+        return original_context(**fields)
+
+    workflow.StepContext = context
+
+
+@mutant("compensate-without-forward", "a compensator runs (with null) without a completed entry")
+def _compensate_without_forward() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    original = workflow.Pass.decide
+
+    def decide(self, step_id, kind, declaration, callback=None, compensate=None):
+        target, entry = self.target, self.history.get(step_id)
+        if (
+            self.mode == "compensate"
+            and target is not None
+            and step_id == target.step_id
+            and kind == "step"
+            and compensate is not None
+            and (entry is None or entry.status != "completed")
+        ):
+            raise self._stop(self._execute(compensate, (None,), "compensation"))
+        return original(self, step_id, kind, declaration, callback, compensate)
+
+    workflow.Pass.decide = decide
+
+
+@mutant("compensation-discovers-work", "compensation declares an unresolved step instead of 404")
+def _compensation_discovers_work() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    answers = _m("ryusen_sdk.answers")
+    original = workflow.Pass.decide
+
+    def decide(self, step_id, kind, declaration, callback=None, compensate=None):
+        target = self.target
+        if (
+            self.mode == "compensate"
+            and target is not None
+            and step_id != target.step_id
+            and step_id not in self.history
+        ):
+            raise self._stop(answers.declared(declaration))
+        return original(self, step_id, kind, declaration, callback, compensate)
+
+    workflow.Pass.decide = decide
+
+
+@mutant("forward-runs-other-callbacks", "forward mode runs an unresolved non-target step too")
+def _forward_runs_other_callbacks() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    original = workflow.Pass.decide
+
+    def decide(self, step_id, kind, declaration, callback=None, compensate=None):
+        target = self.target
+        if (
+            self.mode == "forward"
+            and target is not None
+            and step_id != target.step_id
+            and step_id not in self.history
+            and callback is not None
+        ):
+            context = workflow.StepContext(self.run_id, step_id, target.operation_id, 1, "forward")
+            return callback(context)
+        return original(self, step_id, kind, declaration, callback, compensate)
+
+    workflow.Pass.decide = decide
+
+
+# ------------------------------------------------------------------------- durations
+
+
+@mutant("duration-rounds-down", "a positive duration is rounded down (a wait wakes early)")
+def _duration_rounds_down() -> None:
+    durations = _m("ryusen_sdk.durations")
+    original = durations.to_wire_millis
+
+    def to_wire_millis(duration):
+        original(duration)  # keep the refusals
+        exact = durations.exact_millis(duration)
+        return max(0, math.floor(exact))
+
+    replace_everywhere(original, to_wire_millis)
+
+
+@mutant("duration-float-arithmetic", "durations are summed in binary floating point")
+def _duration_float_arithmetic() -> None:
+    durations = _m("ryusen_sdk.durations")
+    original = durations._decimal
+    durations._decimal = lambda number: durations.Fraction(float(original(number)))
+    original_units = dict(durations._UNITS)
+    for unit, size in original_units.items():
+        durations._UNITS[unit] = durations.Fraction(float(size))
+
+
+@mutant("negative-duration-refused", "a negative duration is refused instead of due immediately")
+def _negative_duration_refused() -> None:
+    durations = _m("ryusen_sdk.durations")
+    errors = _m("ryusen_sdk.errors")
+    original = durations.to_wire_millis
+
+    def to_wire_millis(duration):
+        if durations.exact_millis(duration) < 0:
+            raise errors.InvalidDurationError("negative duration")
+        return original(duration)
+
+    replace_everywhere(original, to_wire_millis)
+
+
+# ------------------------------------------------------------------------- values
+
+
+def _wrap_encode(transform: Callable[[Callable, object, int], dict | None]) -> None:
+    """Patch `values._encode`: `transform` may return a replacement encoding or None."""
+    values = _m("ryusen_sdk.values")
+    original = values._encode
+
+    @functools.wraps(original)
+    def encode(value, depth):
+        replaced = transform(original, value, depth)
+        return replaced if replaced is not None else original(value, depth)
+
+    values._encode = encode
+
+
+def _wrap_decode(transform: Callable[[object, object], object]) -> None:
+    """Patch `from_tagged` (every binding): `transform(document, decoded)` gives the result."""
+    values = _m("ryusen_sdk.values")
+    original = values.from_tagged
+
+    def from_tagged(document, pointer=""):
+        return transform(document, original(document, pointer))
+
+    replace_everywhere(original, from_tagged)
+
+
+@mutant("nan-becomes-null", "a NaN or infinite float is encoded as null instead of refused")
+def _nan_becomes_null() -> None:
+    def transform(original, value, depth):
+        if type(value) is float and not math.isfinite(value):
+            return {"t": "null"}
+        return None
+
+    _wrap_encode(transform)
+
+
+@mutant("non-string-keys-stringified", "a map with non-string keys is encoded with str(key)")
+def _non_string_keys_stringified() -> None:
+    def transform(original, value, depth):
+        if type(value) is dict and any(type(key) is not str for key in value):
+            return original({str(key): item for key, item in value.items()}, depth)
+        return None
+
+    _wrap_encode(transform)
+
+
+@mutant("bytes-transcoded", "bytes are decoded as UTF-8 text (with replacement) and re-encoded")
+def _bytes_transcoded() -> None:
+    values = _m("ryusen_sdk.values")
+    original = values._bytes_text
+
+    def bytes_text(payload):
+        data = original(payload)
+        return None if data is None else data.decode("utf-8", "replace").encode("utf-8")
+
+    values._bytes_text = bytes_text
+
+
+@mutant("null-member-dropped", "an object member holding null is conflated with an absent one")
+def _null_member_dropped() -> None:
+    def transform(document, decoded):
+        if isinstance(decoded, dict) and document.get("t") == "object":  # type: ignore[union-attr]
+            return {key: item for key, item in decoded.items() if item is not None}
+        return decoded
+
+    _wrap_decode(transform)
+
+
+@mutant("u64-decoded-as-i64", "a u64 value is decoded as a plain int (and comes back as i64)")
+def _u64_decoded_as_i64() -> None:
+    values = _m("ryusen_sdk.values")
+
+    def transform(document, decoded):
+        return int(decoded) if isinstance(decoded, values.U64) else decoded
+
+    _wrap_decode(transform)
+
+
+@mutant("negative-zero-lost", 'f64 negative zero is encoded as "0"')
+def _negative_zero_lost() -> None:
+    def transform(original, value, depth):
+        if type(value) is float and value == 0:
+            return {"t": "f64", "v": "0"}
+        return None
+
+    _wrap_encode(transform)
+
+
+@mutant("whole-float-as-i64", "an integral f64 (1.0) is encoded as i64")
+def _whole_float_as_i64() -> None:
+    def transform(original, value, depth):
+        if type(value) is float and math.isfinite(value) and value == int(value):
+            if math.copysign(1.0, value) > 0 and abs(value) < 2**63:
+                return {"t": "i64", "v": str(int(value))}
+        return None
+
+    _wrap_encode(transform)
+
+
+@mutant("lone-surrogates-accepted", "strings with lone surrogates are accepted everywhere")
+def _lone_surrogates_accepted() -> None:
+    jsontext = _m("ryusen_sdk.jsontext")
+    replace_everywhere(jsontext.has_lone_surrogate, lambda text: False)
+
+
+@mutant("lenient-base64", "non-canonical base64 (unpadded, url alphabet, dirty bits) is accepted")
+def _lenient_base64() -> None:
+    values = _m("ryusen_sdk.values")
+    import base64
+    import binascii
+
+    def bytes_text(payload):
+        if not isinstance(payload, str):
+            return None
+        text = payload.replace("-", "+").replace("_", "/")
+        try:
+            return base64.b64decode(text + "=" * (-len(text) % 4))
+        except (binascii.Error, ValueError):
+            return None
+
+    values._bytes_text = bytes_text
+
+
+@mutant("lenient-integers", 'integer text such as "007" or "+1" is accepted')
+def _lenient_integers() -> None:
+    values = _m("ryusen_sdk.values")
+
+    def int_text(payload, low, high):
+        if not isinstance(payload, str):
+            return None
+        try:
+            number = int(payload.strip())
+        except ValueError:
+            return None
+        return number if low <= number <= high else None
+
+    values._int_text = int_text
+
+
+@mutant("depth-limit-off-by-one", "values nested 65 deep are accepted (limit checked as > 65)")
+def _depth_limit_off_by_one() -> None:
+    values = _m("ryusen_sdk.values")
+    values.MAX_DEPTH = 65
+
+
+@mutant("extra-value-members-accepted", "a tagged value with extra members is accepted")
+def _extra_value_members_accepted() -> None:
+    def strip(node):
+        if isinstance(node, dict) and isinstance(node.get("t"), str):
+            kept = {key: node[key] for key in ("t", "v") if key in node}
+            if node.get("t") in ("array",) and isinstance(kept.get("v"), list):
+                kept["v"] = [strip(item) for item in kept["v"]]
+            if node.get("t") == "object" and isinstance(kept.get("v"), dict):
+                kept["v"] = {key: strip(item) for key, item in kept["v"].items()}
+            return kept
+        return node
+
+    values = _m("ryusen_sdk.values")
+    original = values.from_tagged
+
+    def from_tagged(document, pointer=""):
+        return original(strip(document), pointer)
+
+    replace_everywhere(original, from_tagged)
+
+
+# ------------------------------------------------------------------------- envelopes
+
+
+@mutant("unknown-fields-refused", "unknown envelope and body members are refused as malformed")
+def _unknown_fields_refused() -> None:
+    codec = _m("ryusen_sdk.codec")
+    jsontext = _m("ryusen_sdk.jsontext")
+    errors = _m("ryusen_sdk.errors")
+    original = codec.decode_envelope
+    known_body = {
+        "invoke": {"run_id", "function_id", "mode", "input", "history", "target"},
+    }
+
+    def decode_envelope(payload, receivable=codec.RECEIVABLE_KINDS):
+        envelope = original(payload, receivable)
+        document = jsontext.parse(payload)
+        extra = sorted(set(document) - {"version", "kind", "id", "body"})
+        if not extra:
+            known = known_body.get(envelope.kind, set(envelope.body))
+            extra = [f"body/{member}" for member in sorted(set(envelope.body) - known)]
+        if extra:
+            error = errors.ProtocolError("protocol.malformed", f"/{extra[0]}", "unknown member")
+            raise codec.FrameError(error, envelope.id)
+        return envelope
+
+    replace_everywhere(original, decode_envelope)
+
+
+@mutant("unknown-mode-as-discover", "an unknown `mode` variant is treated as discover")
+def _unknown_mode_as_discover() -> None:
+    codec = _m("ryusen_sdk.codec")
+    original = codec.decode_invoke
+
+    def decode_invoke(envelope, payload_size):
+        if envelope.body.get("mode") not in codec.MODES:
+            body = dict(envelope.body, mode="discover")
+            envelope = codec.Envelope(envelope.version, envelope.kind, envelope.id, body)
+        return original(envelope, payload_size)
+
+    replace_everywhere(original, decode_invoke)
+
+
+@mutant("any-major-accepted", "an unsupported major version is accepted (envelope and ack)")
+def _any_major_accepted() -> None:
+    codec = _m("ryusen_sdk.codec")
+    original = codec.version_major
+
+    def version_major(text):
+        return None if original(text) is None else codec.PROTOCOL_MAJOR
+
+    replace_everywhere(original, version_major)
+
+
+@mutant("required-capability-ignored", "required capabilities the worker lacks are ignored")
+def _required_capability_ignored() -> None:
+    worker = _m("ryusen_sdk.worker")
+    original = worker.negotiate
+
+    def negotiate(ack, offered):
+        return original(dict(ack, required_capabilities=[]), offered)
+
+    replace_everywhere(original, negotiate)
+
+
+@mutant("history-limit-off-by-one", "an invoke with 1,024 history entries is refused")
+def _history_limit_off_by_one() -> None:
+    codec = _m("ryusen_sdk.codec")
+    codec.MAX_HISTORY = 1023
+
+
+# ------------------------------------------------------------------------- manifests
+
+
+@mutant("manifest-unsorted", "the manifest keeps author order instead of sorting")
+def _manifest_unsorted() -> None:
+    registry = _m("ryusen_sdk.registry")
+    registry.sorted = lambda items, key=None: list(items)
+
+
+@mutant("manifest-utf16-order", "the manifest is sorted by UTF-16 code units (JavaScript's sort)")
+def _manifest_utf16_order() -> None:
+    registry = _m("ryusen_sdk.registry")
+
+    def utf16(item):
+        if isinstance(item, tuple):
+            return tuple(utf16(part) for part in item)
+        return item.encode("utf-16-be", "surrogatepass") if isinstance(item, str) else item
+
+    registry.sorted = lambda items, key=None: sorted(items, key=lambda x: utf16(key(x)))
+
+
+@mutant("manifest-partial", "the manifest omits functions that no trigger selects (a delta)")
+def _manifest_partial() -> None:
+    registry = _m("ryusen_sdk.registry")
+    original = registry.Registry.manifest
+
+    def manifest(self):
+        full = original(self)
+        selected = {trigger["function"] for trigger in full.triggers}
+        if not selected:
+            return full
+        functions = [doc for doc in full.functions if doc["id"] in selected]
+        contents = registry.rfc8785.dumps(
+            {"format": registry.MANIFEST_FORMAT, "functions": functions, "triggers": full.triggers}
+        )
+        return registry.Manifest(functions, full.triggers, contents, registry.hash_bytes(contents))
+
+    registry.Registry.manifest = manifest
+
+
+@mutant("manifest-default-timeout", "functions without a timeout get a default of 24h")
+def _manifest_default_timeout() -> None:
+    registry = _m("ryusen_sdk.registry")
+    original = registry.Registry.add_function
+
+    def add_function(self, id, handler, timeout=None):
+        original(self, id, handler, "24h" if timeout is None else timeout)
+
+    registry.Registry.add_function = add_function
+
+
+@mutant("trigger-duplicates-merged", "duplicate trigger bindings are collapsed into one")
+def _trigger_duplicates_merged() -> None:
+    registry = _m("ryusen_sdk.registry")
+    registry.sorted = lambda items, key=None: (
+        sorted({key(item): item for item in items}.values(), key=key)
+        if key is not None
+        else sorted(items)
+    )
+
+
+# ------------------------------------------------------------------------- declarations
+
+
+@mutant("wrong-default-retry", "the default retry is one attempt instead of {3, 1000}")
+def _wrong_default_retry() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    workflow.DEFAULT_RETRY = workflow.Retry(max_attempts=1, backoff=1000)
+
+
+@mutant("emit-inherits-metadata", "an emit without metadata reuses the previous wait/emit's")
+def _emit_inherits_metadata() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    original_emit = workflow.Workflow.emit
+    original_wait = workflow.Workflow.wait_for_event
+
+    def wait_for_event(self, id, event, correlation=None, *, timeout):
+        self._mutant_metadata = dict(correlation or {})
+        return original_wait(self, id, event, correlation, timeout=timeout)
+
+    def emit(self, id, event, payload, metadata=None, retry=None):
+        if metadata is None:
+            metadata = getattr(self, "_mutant_metadata", None)
+        else:
+            self._mutant_metadata = dict(metadata)
+        return original_emit(self, id, event, payload, metadata, retry)
+
+    workflow.Workflow.wait_for_event = wait_for_event
+    workflow.Workflow.emit = emit
+
+
+@mutant("emit-serializes-objects", "emit serializes a non-bytes payload as JSON, not refusing")
+def _emit_serializes_objects() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    convenience = _m("ryusen_sdk.json_convenience")
+    original_emit = workflow.Workflow.emit
+
+    def emit(self, id, event, payload, metadata=None, retry=None):
+        if type(payload) not in (bytes, bytearray):
+            try:
+                payload = convenience.to_bytes(payload)
+            except Exception:  # noqa: BLE001 - leave the original refusal in place
+                pass
+        return original_emit(self, id, event, payload, metadata, retry)
+
+    workflow.Workflow.emit = emit
+
+
+@mutant("error-details-dropped", "a raised error record loses its details and cause on the wire")
+def _error_details_dropped() -> None:
+    errors = _m("ryusen_sdk.errors")
+    original = errors.RyusenError.to_record
+
+    def to_record(self):
+        record = original(self)
+        if not record["category"].startswith(("sdk.", "protocol.")):
+            record["details"] = {}
+            record.pop("cause", None)
+        return record
+
+    errors.RyusenError.to_record = to_record
+
+
+@mutant("json-not-canonical", "the JSON convenience writes json.dumps text, not RFC 8785")
+def _json_not_canonical() -> None:
+    convenience = _m("ryusen_sdk.json_convenience")
+    import json
+
+    def dumps(document):
+        return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+    convenience.rfc8785 = type("NoJcs", (), {"dumps": staticmethod(dumps)})
+
+
+# ------------------------------------------------------------------------- cheap extras
+
+
+@mutant("admission-ignored", "conform.set_admission closed does not refuse targeted work")
+def _admission_ignored() -> None:
+    invocation = _m("ryusen_sdk.invocation")
+    original = invocation.execute
+
+    def execute(registry, request, admission_open=True):
+        return original(registry, request, True)
+
+    replace_everywhere(original, execute)
+
+
+@mutant("unknown-function-not-rejected", "a target in an unknown function is target_not_found")
+def _unknown_function_not_rejected() -> None:
+    invocation = _m("ryusen_sdk.invocation")
+    answers = _m("ryusen_sdk.answers")
+    original = invocation.execute
+
+    def execute(registry, request, admission_open=True):
+        if registry.handler(request.function_id) is None and request.mode != "discover":
+            if request.target is not None:
+                return answers.target_not_found(request.target)
+        return original(registry, request, admission_open)
+
+    replace_everywhere(original, execute)
+
+
+@mutant("unsupported-target-not-found", "a target naming a timer/wait/child/emit is 404")
+def _unsupported_target_not_found() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    answers = _m("ryusen_sdk.answers")
+    original = workflow.Pass.decide
+
+    def decide(self, step_id, kind, declaration, callback=None, compensate=None):
+        target = self.target
+        if target is not None and self.mode != "discover" and step_id == target.step_id:
+            if kind != "step":
+                raise self._stop(answers.target_not_found(target))
+        return original(self, step_id, kind, declaration, callback, compensate)
+
+    workflow.Pass.decide = decide
+
+
+@mutant("registry-not-validated", "an invalid registry is published instead of refused")
+def _registry_not_validated() -> None:
+    registry = _m("ryusen_sdk.registry")
+    errors = _m("ryusen_sdk.errors")
+    durations = _m("ryusen_sdk.durations")
+    original = registry.Registry.manifest
+
+    def manifest(self):
+        try:
+            return original(self)
+        except errors.InvalidRegistryError:
+            pass
+        functions = []
+        for declaration in sorted(self._functions, key=lambda f: f.id):
+            doc = {"id": declaration.id}
+            if declaration.timeout is not None:
+                try:
+                    doc["timeout_ms"] = str(durations.to_wire_millis(declaration.timeout))
+                except errors.RyusenError:
+                    pass
+            functions.append(doc)
+        triggers = [
+            {"id": t.id, "event": t.event, "function": t.function}
+            for t in sorted(self._triggers, key=lambda t: (t.id, t.event, t.function))
+        ]
+        contents = registry.rfc8785.dumps(
+            {"format": registry.MANIFEST_FORMAT, "functions": functions, "triggers": triggers}
+        )
+        return registry.Manifest(functions, triggers, contents, registry.hash_bytes(contents))
+
+    registry.Registry.manifest = manifest
+
+
+@mutant("lenient-version-grammar", 'versions such as "01.0", "1.0.0" or "1" are accepted')
+def _lenient_version_grammar() -> None:
+    codec = _m("ryusen_sdk.codec")
+    original = codec.version_major
+
+    def version_major(text):
+        if not isinstance(text, str):
+            return None
+        head = text.split(".", 1)[0]
+        return int(head) if head.isdigit() else original(text)
+
+    replace_everywhere(original, version_major)
+
+
+@mutant("garbage-frame-ends-session", "an undecodable frame makes the host exit, not answer")
+def _garbage_frame_ends_session() -> None:
+    host = _m("conform_host.host")
+    framing = _m("ryusen_sdk.framing")
+    original = host.Host.send_error
+
+    def send_error(self, error, frame_id):
+        if frame_id == "-" or error.category == "protocol.malformed" and error.pointer == "":
+            raise framing.BrokenStream("garbage frame")
+        original(self, error, frame_id)
+
+    host.Host.send_error = send_error
+
+
+@mutant("limits-unchecked", "history, request and value size limits are not enforced")
+def _limits_unchecked() -> None:
+    codec = _m("ryusen_sdk.codec")
+    values = _m("ryusen_sdk.values")
+    codec.MAX_HISTORY = 10**9
+    codec.MAX_INVOKE_BYTES = 10**12
+    values.MAX_VALUE_BYTES = 10**12
+
+
+@mutant("lenient-f64-text", 'non-canonical f64 text ("1.0", "1E21") is accepted')
+def _lenient_f64_text() -> None:
+    values = _m("ryusen_sdk.values")
+
+    def float_text(payload):
+        if not isinstance(payload, str):
+            return None
+        try:
+            number = float(payload)
+        except ValueError:
+            return None
+        return number if math.isfinite(number) else None
+
+    values._float_text = float_text
+
+
+@mutant("i64-range-unchecked", "i64 text above 2^63-1 is accepted on decode")
+def _i64_range_unchecked() -> None:
+    values = _m("ryusen_sdk.values")
+    original = values._int_text
+    values._int_text = lambda payload, low, high: original(payload, low, max(high, values.U64_MAX))
+
+
+@mutant("lenient-blob", "a blob with an uppercase hash or an extra member is accepted")
+def _lenient_blob() -> None:
+    values = _m("ryusen_sdk.values")
+    original = values._blob
+
+    def blob(payload, pointer):
+        if isinstance(payload, dict) and isinstance(payload.get("sha256"), str):
+            payload = {k: payload[k] for k in ("sha256", "size", "media_type") if k in payload}
+            payload["sha256"] = payload["sha256"].lower()
+        return original(payload, pointer)
+
+    values._blob = blob
+
+
+@mutant("past-deadline-clamped", "a sleep_until deadline in the past is clamped to 0")
+def _past_deadline_clamped() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    original = workflow._instant_millis
+    workflow._instant_millis = lambda instant: max(0, original(instant))
+
+
+@mutant("capabilities-not-intersected", "the negotiated set is the offer, not offer ∩ accepted")
+def _capabilities_not_intersected() -> None:
+    worker = _m("ryusen_sdk.worker")
+    original = worker.negotiate
+
+    def negotiate(ack, offered):
+        registration = original(ack, offered)
+        return worker.Registration(registration.version, sorted(set(offered)))
+
+    replace_everywhere(original, negotiate)
+
+
+@mutant("empty-maps-omitted", "an empty correlation or emit metadata is omitted, not `{}`")
+def _empty_maps_omitted() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    original = workflow.Pass.decide
+
+    def decide(self, step_id, kind, declaration, callback=None, compensate=None):
+        for member in ("correlation", "metadata"):
+            if declaration.get(member) == {}:
+                declaration = {k: v for k, v in declaration.items() if k != member}
+        return original(self, step_id, kind, declaration, callback, compensate)
+
+    workflow.Pass.decide = decide
+
+
+@mutant("lenient-json-convenience", "the JSON convenience accepts NaN, BOMs and repeated keys")
+def _lenient_json_convenience() -> None:
+    convenience = _m("ryusen_sdk.json_convenience")
+    import json
+
+    def parse(data, parse_int=None, parse_float=None):
+        text = bytes(data).decode("utf-8-sig", "replace")
+        try:
+            return json.loads(text)
+        except ValueError as exc:
+            raise convenience.JsonTextError(str(exc)) from None
+
+    convenience.parse = parse
+
+
+@mutant("strings-nfc-normalized", "str values are NFC-normalized on decode")
+def _strings_nfc_normalized() -> None:
+    import unicodedata
+
+    def transform(document, decoded):
+        return unicodedata.normalize("NFC", decoded) if isinstance(decoded, str) else decoded
+
+    _wrap_decode(transform)
+
+
+@mutant("error-id-not-dash", 'a protocol_error for a frame without a usable id uses ""')
+def _error_id_not_dash() -> None:
+    codec = _m("ryusen_sdk.codec")
+    codec.NO_ID = "?"
