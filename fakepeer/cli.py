@@ -259,7 +259,8 @@ def schema(
 def merge(
     reports: Annotated[list[Path], typer.Argument(help="JSON reports of the shards.")],
     report_json: Annotated[
-        Path | None, typer.Option("--report-json", help="Write the merged report.")
+        Path | None,
+        typer.Option("--out", "--report-json", help="Write the merged JSON report."),
     ] = None,
     junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML.")] = None,
     markdown: Annotated[

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from fakepeer.cases.pointer import join
 from fakepeer.protocol.canonical import CanonicalizationError, canonical_bytes
+from fakepeer.protocol.values import plain_to_tagged
 
 Path = tuple[str | int, ...]
 
@@ -69,35 +70,11 @@ def _plain_value(node: object, path: Path) -> object:
 
 
 def _plain_scalar(node: object, path: Path) -> object:
+    """A scalar through the protocol model's converter (the one definition of the f64 text)."""
     try:
-        return _scalar_converter()(node)
+        return plain_to_tagged(node, join(path))
     except (TypeError, ValueError) as exc:
         raise MacroError(join(path), f"$plain cannot express {node!r}: {exc}") from None
-
-
-def _scalar_converter() -> Callable[[object], object]:
-    """The protocol model's plain-notation converter (one definition of the f64 text)."""
-    try:
-        from fakepeer.protocol.values import plain_to_tagged
-    except ImportError:  # the protocol model is still being written; same rules, local copy
-        return _fallback_plain_scalar
-    return plain_to_tagged
-
-
-def _fallback_plain_scalar(node: object) -> object:
-    if node is None:
-        return {"t": "null"}
-    if isinstance(node, bool):
-        return {"t": "bool", "v": node}
-    if isinstance(node, int):
-        return {"t": "i64", "v": str(node)}
-    if isinstance(node, float):
-        if node == 0 and str(node).startswith("-"):
-            return {"t": "f64", "v": "-0"}
-        return {"t": "f64", "v": canonical_bytes(node).decode()}
-    if isinstance(node, str):
-        return {"t": "str", "v": node}
-    raise TypeError(f"not a JSON value: {type(node).__name__}")
 
 
 def _tagged(argument: object, path: Path) -> object:

@@ -1,8 +1,8 @@
 """Running a selection of fixtures against one or more SDKs: jobs, time bounds, Ctrl-C.
 
-Each job is a thread owning one SdkSession (one SDK process at a time); cases are handed out in
-fixture-id order from a shared queue. Whatever happens, every SDK process is shut down or killed
-before `run_suite` returns or raises.
+Each job owns one SdkSession (one SDK process at a time) and takes cases in fixture-id order
+from a shared queue; one job runs in the calling thread, several run in threads. Whatever
+happens, every SDK process is shut down or killed before `run_suite` returns or raises.
 """
 
 from __future__ import annotations
@@ -76,21 +76,11 @@ def _run_target(
         shared.cases.put(fixture)
     jobs = max(1, min(options.jobs, len(fixtures) or 1))
     comparer = Comparer(options.validator)
-    workers = [
-        threading.Thread(
-            target=_work,
-            args=(target, shared, options, overall, comparer, on_result),
-            name=f"conform-{target.label}-{n}",
-            daemon=True,
-        )
-        for n in range(jobs)
-    ]
     try:
-        for worker in workers:
-            worker.start()
-        for worker in workers:
-            while worker.is_alive():
-                worker.join(0.2)  # short joins keep the main thread responsive to Ctrl-C
+        if jobs == 1:  # no thread hand-offs on the hot path: the calling thread runs the cases
+            _work(target, shared, options, overall, comparer, on_result)
+        else:
+            _run_jobs(jobs, target, shared, options, overall, comparer, on_result)
     finally:
         shared.stop.set()
         with shared.lock:
@@ -106,6 +96,31 @@ def _run_target(
         run.handshake_problems = capable[0].handshake_problems
     run.starts = sum(s.starts for s in sessions)
     return run
+
+
+def _run_jobs(
+    jobs: int,
+    target: SdkTarget,
+    shared: _Shared,
+    options: RunOptions,
+    overall: float | None,
+    comparer: Comparer,
+    on_result: ProgressCallback | None,
+) -> None:
+    workers = [
+        threading.Thread(
+            target=_work,
+            args=(target, shared, options, overall, comparer, on_result),
+            name=f"conform-{target.label}-{n}",
+            daemon=True,
+        )
+        for n in range(jobs)
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        while worker.is_alive():
+            worker.join(0.2)  # short joins keep the main thread responsive to Ctrl-C
 
 
 def _work(

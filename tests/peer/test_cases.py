@@ -23,7 +23,8 @@ from fakepeer.cases import (
 )
 from fakepeer.cases.macros import MacroError
 from fakepeer.protocol.canonical import canonical_bytes
-from tests.peer.conftest import echo_scenario
+
+from .helpers import echo_scenario
 
 
 def _minimal(**overrides) -> dict:

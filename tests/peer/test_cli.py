@@ -14,7 +14,8 @@ import pytest
 
 from fakepeer.session import targets
 from fakepeer.transport import CommandError
-from tests.peer.conftest import TABLE_HOST, echo_scenario
+
+from .helpers import TABLE_HOST, echo_scenario
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -152,7 +153,7 @@ def test_shard_reports_merge(corpus: Path, tmp_path: Path) -> None:
         )
         paths.append(str(path))
     merged = tmp_path / "merged.json"
-    result = conform("merge", *paths, "--report-json", str(merged))
+    result = conform("merge", *paths, "--out", str(merged))
     assert result.returncode == 1
     assert last_line(result.stdout) == "1 passed, 2 failed"
     assert json.loads(merged.read_text())["summary"]["total"] == 3

@@ -18,7 +18,8 @@ from fakepeer.transport import (
     TransportTimeout,
     parse_command,
 )
-from tests.peer.conftest import HOSTS, host_command
+
+from .helpers import HOSTS, host_command
 
 
 def _alive(pid: int) -> bool:

@@ -24,8 +24,9 @@ from fakepeer.report import (
 )
 from fakepeer.session import RunOptions, run_suite
 from fakepeer.session.wire import REPORTED_PAYLOAD_BYTES, WireRecord
-from tests.peer.conftest import echo_scenario
-from tests.peer.mock_sdk import MockSdk
+
+from .helpers import echo_scenario
+from .mock_sdk import MockSdk
 
 
 @pytest.fixture(scope="module")

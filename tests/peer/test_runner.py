@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from fakepeer.session import Outcome, RunOptions, run_suite, summary_line
 from fakepeer.session.outcomes import format_known_failures, read_known_failures
-from tests.peer.conftest import echo_scenario
-from tests.peer.mock_sdk import MockSdk
+
+from .helpers import echo_scenario
+from .mock_sdk import MockSdk
 
 
 def _fixtures(*run_ids: str, level: str = "required") -> list:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from fakepeer.cases import Scenario
 from fakepeer.compare import Comparer
 from fakepeer.session import Outcome, SdkSession, run_case
-from tests.peer.conftest import echo_scenario
-from tests.peer.mock_sdk import CAPABILITIES, MockSdk
+
+from .helpers import echo_scenario
+from .mock_sdk import CAPABILITIES, MockSdk
 
 
 def _run(sdk: MockSdk, session: SdkSession, run_id: str, **kwargs):

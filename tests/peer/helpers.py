@@ -5,8 +5,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import pytest
-
 from fakepeer.cases import Scenario
 
 HOSTS = Path(__file__).resolve().parent / "hosts"
@@ -51,8 +49,3 @@ def echo_scenario(
         "completed", {"value": {"$plain": "hi" if expect_value is None else expect_value}}
     )
     return scenario
-
-
-@pytest.fixture
-def table_host_command() -> str:
-    return f"{sys.executable} {TABLE_HOST}"

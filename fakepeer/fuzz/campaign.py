@@ -1,0 +1,151 @@
+"""A fuzz campaign: hypothesis drives `conform.echo` in one SDK session, two properties.
+
+Round trip: every portable value comes back with byte-equal canonical encoding (§3.5, §4.1).
+Refusal: every malformed value is refused with protocol_error, the right category and pointer
+(§3.4). Each property runs `examples` examples, then shrinks a failure to a minimal document and
+turns it into a fixture. `database=None` and an explicit seed make a run reproducible.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hypothesis import HealthCheck, Phase, Verbosity, example, given, settings
+from hypothesis import seed as seed_decorator
+from hypothesis import strategies as st
+
+from fakepeer.fuzz.checks import problem
+from fakepeer.fuzz.echo import EchoSession
+from fakepeer.fuzz.fixture import fixture_document, write_fixture
+from fakepeer.fuzz.reduce import reduce_portable
+from fakepeer.fuzz.strategies import (
+    FuzzCase,
+    curated_malformed,
+    curated_portable,
+    malformed_cases,
+    portable_cases,
+)
+from fakepeer.session.sdk import SessionError
+from fakepeer.session.targets import SdkTarget
+from fakepeer.transport.errors import TransportError
+
+PROPERTIES: dict[str, Callable[[], st.SearchStrategy[FuzzCase]]] = {
+    "round-trip": portable_cases,
+    "refusal": malformed_cases,
+}
+#: Run first, as hypothesis explicit examples: every curated edge value and defect once.
+CURATED: dict[str, Callable[[], list[FuzzCase]]] = {
+    "round-trip": curated_portable,
+    "refusal": curated_malformed,
+}
+
+
+class FuzzSetupError(Exception):
+    """The SDK could not be started and registered, so nothing was fuzzed."""
+
+
+@dataclass
+class Failure:
+    """The shrunk counterexample of one property and the fixture made from it."""
+
+    prop: str
+    case: FuzzCase
+    problem: str
+    fixture: dict
+    path: Path | None = None
+
+
+@dataclass
+class CampaignResult:
+    """Counts and failures of one campaign against one SDK."""
+
+    sdk: str
+    seed: int
+    examples: int
+    sent: int = 0
+    seconds: float = 0.0
+    failures: list[Failure] = field(default_factory=list)
+
+    @property
+    def rate(self) -> float:
+        """Documents echoed per second (shrinking included)."""
+        return self.sent / self.seconds if self.seconds > 0 else 0.0
+
+
+class _Counterexample(AssertionError):
+    pass
+
+
+def run_campaign(
+    target: SdkTarget,
+    examples: int = 100,
+    seed: int | None = None,
+    out: Path | None = None,
+    timeout: float = 5.0,
+    properties: tuple[str, ...] = tuple(PROPERTIES),
+) -> CampaignResult:
+    """Fuzz one SDK; failures carry a fixture document (written under `out` when given)."""
+    chosen_seed = seed if seed is not None else random.SystemRandom().randrange(2**32)
+    result = CampaignResult(sdk=target.label, seed=chosen_seed, examples=examples)
+    session = EchoSession(target, timeout)
+    started = time.monotonic()
+    try:
+        try:
+            session.start()
+        except (SessionError, TransportError) as exc:
+            reason = getattr(exc, "reason", str(exc))
+            tail = session.session.stderr_tail()
+            raise FuzzSetupError(f"cannot start {target.label}: {reason} {tail[-400:]}") from None
+        for name in properties:
+            failure = _run_property(name, session, examples, chosen_seed)
+            if failure is not None:
+                if out is not None:
+                    failure.path = write_fixture(failure.fixture, out)
+                result.failures.append(failure)
+    finally:
+        result.sent = session.sent
+        result.seconds = time.monotonic() - started
+        session.close()
+    return result
+
+
+def _run_property(name: str, session: EchoSession, examples: int, seed: int) -> Failure | None:
+    last: list[tuple[FuzzCase, str]] = []
+
+    def prop(case: FuzzCase) -> None:
+        found = problem(case, session.echo(case.doc))
+        if found is not None:
+            last.append((case, found))
+            raise _Counterexample(found)
+
+    check = given(PROPERTIES[name]())(prop)
+    for curated in CURATED[name]():
+        check = example(curated)(check)
+    check = settings(
+        max_examples=examples,
+        database=None,
+        deadline=None,
+        derandomize=False,
+        phases=(Phase.explicit, Phase.generate, Phase.shrink),
+        report_multiple_bugs=False,
+        suppress_health_check=list(HealthCheck),
+        verbosity=Verbosity.quiet,
+        print_blob=False,
+    )(check)
+    check = seed_decorator(seed)(check)
+    try:
+        check()
+    except _Counterexample:
+        pass
+    if not last:
+        return None
+    case, found = last[-1]  # hypothesis replays the minimal example last
+    if case.portable:
+        doc, reduced = reduce_portable(case.doc, lambda d: problem(FuzzCase(d), session.echo(d)))
+        if reduced is not None:
+            case, found = FuzzCase(doc), reduced
+    return Failure(name, case, found, fixture_document(case, found, session.target.label))

@@ -1,0 +1,57 @@
+"""What a correct SDK answers to an echoed document: the same value, or the right refusal."""
+
+from __future__ import annotations
+
+from fakepeer.fuzz.echo import EchoReply
+from fakepeer.fuzz.strategies import FuzzCase
+from fakepeer.protocol.canonical import CanonicalizationError, canonical_bytes
+
+INPUT_POINTER = "/body/input"
+
+
+def expected_error(case: FuzzCase) -> dict:
+    """The §10.9 error record a malformed case must be refused with (message not compared)."""
+    return {
+        "category": case.category,
+        "retryable": False,
+        "details": {"pointer": INPUT_POINTER + case.pointer},
+    }
+
+
+def problem(case: FuzzCase, reply: EchoReply) -> str | None:
+    """None when the SDK answered correctly, else one line saying what is wrong."""
+    if reply.envelope is None:
+        return f"the SDK broke: {reply.broken}"
+    kind, body = reply.envelope.get("kind"), reply.envelope.get("body")
+    if not isinstance(body, dict):
+        return f"a {kind!r} frame without an object body"
+    if case.portable:
+        if kind != "completed":
+            return f"a portable value was answered {kind!r}, not completed: {_short(body)}"
+        return _compare_values(case.doc, body.get("value"))
+    if kind != "protocol_error":
+        return f"a malformed value ({case.defect}) was answered {kind!r}, not protocol_error"
+    error = body.get("error")
+    if not isinstance(error, dict):
+        return "a protocol_error without an error record"
+    wanted = expected_error(case)
+    got = {key: error.get(key) for key in wanted}
+    if got != wanted:
+        return f"refused with {got}, expected {wanted} ({case.defect})"
+    return None
+
+
+def _compare_values(sent: object, received: object) -> str | None:
+    try:
+        if canonical_bytes(received) == canonical_bytes(sent):
+            return None
+    except CanonicalizationError as exc:
+        return f"the echoed value has no canonical encoding: {exc}"
+    return f"the echoed value differs: sent {_short(sent)}, got {_short(received)}"
+
+
+def _short(document: object, limit: int = 300) -> str:
+    import json
+
+    text = json.dumps(document, ensure_ascii=True)
+    return text if len(text) <= limit else text[:limit] + "..."
