@@ -12,7 +12,9 @@ the same two round trips of the same payload sizes with no work at all. Usage:
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -22,6 +24,9 @@ sys.path.insert(0, str(HERE.parent))
 from fakepeer.cases import Scenario  # noqa: E402
 from fakepeer.session import RunOptions, SdkTarget, run_suite  # noqa: E402
 from fakepeer.transport import SubprocessTransport  # noqa: E402
+from table_sdk import write_table  # noqa: E402
+
+TABLE = Path(tempfile.mkdtemp(prefix="ryusen-bench-")) / "answers.bin"
 
 
 def make_fixtures(count: int) -> list:
@@ -44,8 +49,26 @@ def make_fixtures(count: int) -> list:
     return fixtures
 
 
+def answer_table(fixtures: list) -> list[tuple[bytes, bytes]]:
+    """What the table host answers to each invoke: `completed` with the invoke's own input.
+
+    Computed here once, so the host answers by a look-up of the request bytes (no JSON work).
+    """
+    pairs = []
+    for fixture in fixtures:
+        send = fixture.steps[0]
+        envelope = {
+            "version": "1.0",
+            "kind": "completed",
+            "id": send.envelope["id"],
+            "body": {"value": send.envelope["body"]["input"]},
+        }
+        pairs.append((send.payload, json.dumps(envelope, separators=(",", ":")).encode()))
+    return pairs
+
+
 def bench_session(fixtures: list, validate: bool = True) -> tuple[float, int]:
-    argv = [sys.executable, str(HERE / "table_sdk.py")]
+    argv = [sys.executable, str(HERE / "table_sdk.py"), str(TABLE)]
     target = SdkTarget("bench-table", argv, lambda: SubprocessTransport(argv))
     options = RunOptions(timeout=5.0, validator=None if validate else (lambda envelope: []))
     started = time.perf_counter()
@@ -60,7 +83,7 @@ def bench_session(fixtures: list, validate: bool = True) -> tuple[float, int]:
 
 def bench_raw_echo(fixtures: list, host: str = "echo_host.py") -> float:
     """Two round trips per case with the same payloads, through the same transport class."""
-    transport = SubprocessTransport([sys.executable, str(HERE / host)])
+    transport = SubprocessTransport([sys.executable, str(HERE / host), str(TABLE)])
     reset = b'{"version":"1.0","kind":"conform.reset","id":"bench.reset#1","body":{}}'
     payloads = [fixture.steps[0].payload for fixture in fixtures]
     try:
@@ -81,6 +104,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="best of this many runs")
     args = parser.parse_args()
     fixtures = make_fixtures(args.cases)
+    write_table(TABLE, answer_table(fixtures))
     bench_raw_echo(fixtures[:100])  # warm up imports and caches on both sides
     bench_session(fixtures[:100])
     # Best of N, interleaved: the machine may be shared, and noise only ever slows a run down.

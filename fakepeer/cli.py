@@ -11,6 +11,7 @@ import shutil
 import signal
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -21,12 +22,14 @@ from fakepeer.report import (
     ReportError,
     RunInfo,
     RunProgress,
+    catalog_from_fixtures,
     make_console,
-    merge_reports,
+    merge_documents,
     print_listing,
     print_run,
     to_document,
     write_document,
+    write_html,
     write_junit,
     write_markdown,
 )
@@ -54,6 +57,16 @@ app = typer.Typer(
 
 class UsageProblem(Exception):
     """A command line that cannot be carried out; reported as one paragraph, exit status 2."""
+
+
+@dataclass(frozen=True)
+class ReportPaths:
+    """Where to write each report format; None means not asked for."""
+
+    json: Path | None = None
+    junit: Path | None = None
+    markdown: Path | None = None
+    html: Path | None = None
 
 
 # ----------------------------------------------------------------------------- run
@@ -117,6 +130,12 @@ def run(
     markdown: Annotated[
         Path | None, typer.Option("--markdown", help="Write a Markdown summary.")
     ] = None,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html", help="Write a self-contained HTML report (matrix, diffs, wire logs)."
+        ),
+    ] = None,
 ) -> None:
     """Run the conformance fixtures against one or more SDKs."""
     console = make_console()
@@ -140,9 +159,12 @@ def run(
         result = run_suite(targets, selected, options, on_result=progress.advance)
     print_run(console, result)
     info = RunInfo(
-        shard=str(parsed_shard) if parsed_shard else None, timeout=timeout, fixtures=len(selected)
+        shard=str(parsed_shard) if parsed_shard else None,
+        timeout=timeout,
+        fixtures=len(selected),
+        catalog=catalog_from_fixtures(selected),
     )
-    _write_outputs(result, info, report_json, junit, markdown, console)
+    _write_outputs(result, info, ReportPaths(report_json, junit, markdown, html), console)
     if write_failures is not None:
         _write_failures(result, write_failures, console)
     _finish(result)
@@ -183,24 +205,20 @@ def _read_known(path: Path | None, corpus_ids: set[str], console) -> frozenset[s
     return known
 
 
-def _write_outputs(
-    result: RunResult,
-    info: RunInfo,
-    report_json: Path | None,
-    junit: Path | None,
-    markdown: Path | None,
-    console,
-) -> None:
+def _write_outputs(result: RunResult, info: RunInfo, paths: ReportPaths, console) -> None:
     try:
-        if report_json is not None:
-            write_document(to_document(result, info), report_json)
-            console.print(f"wrote the JSON report to {report_json}", markup=False)
-        if junit is not None:
-            write_junit(result, junit)
-            console.print(f"wrote JUnit XML to {junit}", markup=False)
-        if markdown is not None:
-            write_markdown(result, markdown)
-            console.print(f"wrote the Markdown summary to {markdown}", markup=False)
+        if paths.json is not None:
+            write_document(to_document(result, info), paths.json)
+            console.print(f"wrote the JSON report to {paths.json}", markup=False)
+        if paths.junit is not None:
+            write_junit(result, paths.junit)
+            console.print(f"wrote JUnit XML to {paths.junit}", markup=False)
+        if paths.markdown is not None:
+            write_markdown(result, paths.markdown)
+            console.print(f"wrote the Markdown summary to {paths.markdown}", markup=False)
+        if paths.html is not None:
+            write_html(result, paths.html, info)
+            console.print(f"wrote the HTML report to {paths.html}", markup=False)
     except OSError as exc:
         raise UsageProblem(f"cannot write a report: {exc}") from None
 
@@ -266,26 +284,34 @@ def merge(
     markdown: Annotated[
         Path | None, typer.Option("--markdown", help="Write a Markdown summary.")
     ] = None,
+    html: Annotated[
+        Path | None, typer.Option("--html", help="Write a self-contained HTML report.")
+    ] = None,
     strict: Annotated[bool, typer.Option("--strict", help="As for run.")] = False,
 ) -> None:
     """Combine shard JSON reports into one, print it, and exit as the whole run would."""
     console = make_console()
     try:
-        result = merge_reports(reports)
+        merged = merge_documents(reports)
     except ReportError as exc:
         raise UsageProblem(str(exc)) from None
+    result = merged.run
     result.strict = result.strict or strict
     print_run(console, result)
-    _write_outputs(result, RunInfo(), report_json, junit, markdown, console)
+    info = RunInfo(catalog=merged.catalog)
+    _write_outputs(result, info, ReportPaths(report_json, junit, markdown, html), console)
     _finish(result)
 
 
 # ----------------------------------------------------------------------------- fixtures sub-app
-# The fixtures engineer's commands (`ryusen-conform fixtures validate`, ...) are mounted here.
+# The fixtures engineer's commands (`ryusen-conform fixtures validate`, ...) are mounted here,
+# and the fuzz engineer's `ryusen-conform fuzz` next to them.
 from fakepeer.authoring.cli import fixtures_app, register_commands  # noqa: E402
+from fakepeer.fuzz.cli import register_commands as register_fuzz_commands  # noqa: E402
 
 app.add_typer(fixtures_app, name="fixtures")
 register_commands(app)
+register_fuzz_commands(app)
 
 
 # ----------------------------------------------------------------------------- entry point

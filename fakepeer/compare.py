@@ -1,7 +1,8 @@
 """Comparing an SDK frame with a fixture's expectation (docs/fixtures.md "Comparison").
 
-Fast path: canonical bytes of both sides, after `vary` paths are removed, compared for equality.
-Only on a mismatch does deepdiff run, to list each differing JSON pointer with both values.
+Fast path, after `vary` paths are removed from both sides: Python `==` when the expectation holds
+no numbers or bools (there it is JSON equality), else sorted JSON text, else RFC 8785 canonical
+bytes. Only on a mismatch does deepdiff run, to list each differing JSON pointer with both values.
 Schema validation (every SDK frame) and `derive` checks report their own kinds of finding.
 """
 
@@ -136,12 +137,42 @@ def _strip(node: object, path: tuple[str, ...], patterns: Sequence[VaryPattern])
 # ----------------------------------------------------------------------------- comparison
 
 
+class _Expectation:
+    """One expect step made ready to compare: vary patterns, the compared document, and whether
+    plain `==` decides equality (see `plain_json`); its sorted JSON text only when needed."""
+
+    __slots__ = ("step", "patterns", "expected", "plain", "_text")
+
+    def __init__(self, step: ExpectStep) -> None:
+        self.step = step
+        pointers = [*step.vary, *(pointer for pointer, _ in step.derive)]
+        self.patterns = tuple(VaryPattern(pointer) for pointer in pointers)
+        self.expected = remove_varied(step.expected, self.patterns)
+        self.plain = plain_json(self.expected)
+        self._text: str | None = None
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = _sorted_json(self.expected)
+        return self._text
+
+    def matches(self, actual: object) -> bool:
+        """JSON equality (RFC 8785), cheapest test first; False means `explain` should run."""
+        try:
+            if self.plain and self.expected == actual:
+                return True
+        except RecursionError:  # too deep for `==`: let the slower checks decide
+            pass
+        return _sorted_json(actual) == self.text or canonically_equal(self.expected, actual)
+
+
 class Comparer:
-    """Compares SDK frames with expect steps; caches each step's prepared expected bytes."""
+    """Compares SDK frames with expect steps; caches each step's prepared expectation."""
 
     def __init__(self, validator: Validator | None = None) -> None:
         self._validator = validator
-        self._expected_cache: dict[int, tuple] = {}
+        self._expected_cache: dict[int, _Expectation] = {}
 
     @property
     def validator(self) -> Validator:
@@ -165,24 +196,43 @@ class Comparer:
             )
         for violation in self.validator(envelope):
             findings.append(_schema_finding(violation))
-        patterns, expected, expected_text = self._prepared(step)
+        expectation = self._prepared(step)
         actual = remove_varied(
-            {"kind": envelope.get("kind"), "body": envelope.get("body")}, patterns
+            {"kind": envelope.get("kind"), "body": envelope.get("body")}, expectation.patterns
         )
-        if _sorted_json(actual) != expected_text and not canonically_equal(expected, actual):
-            findings.extend(explain(expected, actual))
-        findings.extend(check_derived(step.derive, envelope))
+        if not expectation.matches(actual):
+            findings.extend(explain(expectation.expected, actual))
+        if step.derive:
+            findings.extend(check_derived(step.derive, envelope))
         return findings
 
-    def _prepared(self, step: ExpectStep) -> tuple[tuple[VaryPattern, ...], object, str]:
+    def _prepared(self, step: ExpectStep) -> _Expectation:
         cached = self._expected_cache.get(id(step))
-        if cached is None or cached[0] is not step:
-            pointers = [*step.vary, *(pointer for pointer, _ in step.derive)]
-            patterns = tuple(VaryPattern(pointer) for pointer in pointers)
-            expected = remove_varied(step.expected, patterns)
-            cached = (step, patterns, expected, _sorted_json(expected))
-            self._expected_cache[id(step)] = cached
-        return cached[1], cached[2], cached[3]
+        if cached is None or cached.step is not step:
+            cached = self._expected_cache[id(step)] = _Expectation(step)
+        return cached
+
+
+def plain_json(document: object) -> bool:
+    """True when `document` holds only objects, arrays, strings and nulls (no numbers, no bools).
+
+    Then Python's `==` is JSON equality with it: a string only equals a string and None only
+    None, so an equal document has the same types everywhere. With numbers or bools it is not
+    (`True == 1 == 1.0` in Python), and the sorted-text and RFC 8785 checks decide instead.
+    Exact types only (a dict subclass counts as not plain): a conservative answer is safe.
+    """
+    stack = [document]
+    pop, push = stack.pop, stack.extend
+    while stack:
+        node = pop()
+        kind = type(node)
+        if kind is dict:
+            push(node.values())  # type: ignore[attr-defined]
+        elif kind is list:
+            push(node)  # type: ignore[arg-type]
+        elif kind is not str and node is not None:
+            return False
+    return True
 
 
 def _sorted_json(document: object) -> str:

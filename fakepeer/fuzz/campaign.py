@@ -123,7 +123,7 @@ def _run_property(name: str, session: EchoSession, examples: int, seed: int) -> 
             raise _Counterexample(found)
 
     check = given(PROPERTIES[name]())(prop)
-    for curated in CURATED[name]():
+    for curated in reversed(CURATED[name]()):  # hypothesis runs the last-applied first
         check = example(curated)(check)
     check = settings(
         max_examples=examples,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fakepeer.fuzz.echo import EchoReply
 from fakepeer.fuzz.strategies import FuzzCase
 from fakepeer.protocol.canonical import CanonicalizationError, canonical_bytes
+from fakepeer.protocol.schema import validate_message
 
 INPUT_POINTER = "/body/input"
 
@@ -25,6 +26,9 @@ def problem(case: FuzzCase, reply: EchoReply) -> str | None:
     kind, body = reply.envelope.get("kind"), reply.envelope.get("body")
     if not isinstance(body, dict):
         return f"a {kind!r} frame without an object body"
+    violations = validate_message(reply.envelope)
+    if violations:
+        return f"the {kind!r} answer violates its message schema: {violations[0]}"
     if case.portable:
         if kind != "completed":
             return f"a portable value was answered {kind!r}, not completed: {_short(body)}"

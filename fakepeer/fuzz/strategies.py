@@ -495,7 +495,8 @@ def curated_malformed() -> list[FuzzCase]:
 
     cases: list[FuzzCase] = []
     for tag, (low, high) in _INT_TAGS.items():
-        cases += [inside({"t": tag, "v": str(n)}, "integer out of range") for n in (low - 1, high + 1)]
+        for number in (low - 1, high + 1):
+            cases.append(inside({"t": tag, "v": str(number)}, "integer out of range"))
         cases += [inside({"t": tag, "v": t}, "non-canonical integer") for t in _NONCANONICAL_INTS]
         cases.append(inside({"t": tag}, "missing v"))
     cases += [inside({"t": "f64", "v": text}, "bad f64 text") for text in _BAD_F64]
@@ -504,9 +505,11 @@ def curated_malformed() -> list[FuzzCase]:
     cases += [inside(doc, "payload of the wrong JSON type") for doc in _WRONG_TYPES]
     cases += [inside(doc, "not a tagged value object") for doc in _NOT_VALUES]
     cases += [inside({"t": "blob", "v": blob}, "bad blob") for blob in _BAD_BLOBS]
-    cases += [inside({"t": "null", "v": None}, "extra member"),
-              inside({"t": "i64", "v": "1", "x": 1}, "extra member"),
-              inside({"t": "str", "v": "a\ud800b"}, "lone surrogate in a str"),
-              inside({"t": "str", "v": "\udc00"}, "lone surrogate in a str"),
-              inside({"t": "object", "v": {"k\ud800": {"t": "null"}}}, "lone surrogate key")]  # fmt: skip
+    cases += [
+        inside({"t": "null", "v": None}, "extra member"),
+        inside({"t": "i64", "v": "1", "x": 1}, "extra member"),
+        inside({"t": "str", "v": "a\ud800b"}, "lone surrogate in a str"),
+        inside({"t": "str", "v": "\udc00"}, "lone surrogate in a str"),
+        inside({"t": "object", "v": {"k\ud800": {"t": "null"}}}, "lone surrogate key"),
+    ]
     return cases

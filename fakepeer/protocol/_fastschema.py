@@ -1,9 +1,11 @@
 """A small compiler from the JSON Schema subset our schemas use to a yes/no Python predicate.
 
 Why: `jsonschema` with `$ref` costs about a millisecond per `invoke`, and the bench validates
-every SDK frame. The compiled predicate answers "valid?" in microseconds; only when it says no does
-`schema.py` ask `jsonschema` for the detailed, pointer-located errors. Tests check both agree.
-Any keyword outside the subset is a compile error, so the predicate never ignores a rule.
+every SDK frame. The schema is translated to Python source (one function per `$ref` target,
+every keyword an inline statement that returns False on failure), so a frame is checked in a
+few microseconds with no per-keyword call. Only when the predicate says no does `schema.py` ask
+`jsonschema` for the detailed, pointer-located errors. Tests check both agree. Any keyword
+outside the subset is a compile error, so the predicate never ignores a rule.
 """
 
 from __future__ import annotations
@@ -17,12 +19,20 @@ Check = Callable[[Any], bool]
 _ANNOTATIONS = frozenset(
     {"$schema", "$id", "$defs", "title", "description", "examples", "$comment", "default"}
 )
+#: Keywords whose schema is small and flat enough to be copied into the referring function.
+_INLINABLE = frozenset(
+    {"type", "enum", "const", "pattern", "minLength", "maxLength", "minimum", "maximum"}
+)
 
 
 def _is_integer(x: Any) -> bool:
     if isinstance(x, bool):
         return False
     return isinstance(x, int) or (isinstance(x, float) and x.is_integer())
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool)
 
 
 _TYPES: dict[str, Check] = {
@@ -32,7 +42,18 @@ _TYPES: dict[str, Check] = {
     "boolean": lambda x: isinstance(x, bool),
     "null": lambda x: x is None,
     "integer": _is_integer,
-    "number": lambda x: isinstance(x, int | float) and not isinstance(x, bool),
+    "number": _is_number,
+}
+
+#: The source text of each type test, applied to a variable name.
+_TYPE_TESTS = {
+    "object": "isinstance({0}, dict)",
+    "array": "isinstance({0}, list)",
+    "string": "isinstance({0}, str)",
+    "boolean": "isinstance({0}, bool)",
+    "null": "{0} is None",
+    "integer": "_is_integer({0})",
+    "number": "_is_number({0})",
 }
 
 
@@ -43,9 +64,21 @@ def _equal(a: Any, b: Any) -> bool:
         return a.keys() == b.keys() and all(_equal(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(_equal(x, y) for x, y in zip(a, b, strict=True))
-    if _TYPES["number"](a) and _TYPES["number"](b):
+    if _is_number(a) and _is_number(b):
         return bool(a == b)
     return type(a) is type(b) and bool(a == b)
+
+
+def _enum(x: Any, options: tuple[Any, ...]) -> bool:
+    return any(_equal(x, option) for option in options)
+
+
+def _unique(x: Any) -> bool:
+    if not isinstance(x, list):
+        return True
+    if all(isinstance(item, str) for item in x):
+        return len(set(x)) == len(x)
+    return not any(_equal(x[i], x[j]) for i in range(len(x)) for j in range(i + 1, len(x)))
 
 
 def strict_regex(pattern: str) -> re.Pattern[str]:
@@ -55,29 +88,86 @@ def strict_regex(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
+class _Function:
+    """The source lines of one generated predicate, with its own variable counter."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.lines = [f"def {name}(x):"]
+        self._variables = 0
+
+    def variable(self) -> str:
+        self._variables += 1
+        return f"v{self._variables}"
+
+    def fail_if(self, condition: str, indent: int) -> None:
+        self.lines.append(f"{'    ' * indent}if {condition}: return False")
+
+    def line(self, text: str, indent: int) -> None:
+        self.lines.append(f"{'    ' * indent}{text}")
+
+    def source(self) -> str:
+        return "\n".join([*self.lines, "    return True", ""])
+
+
 class Compiler:
     """Compiles schemas of a set of documents (by `$id`) into predicates, sharing `$ref` targets."""
 
     def __init__(self, documents: Mapping[str, dict[str, Any]]) -> None:
         self._documents = dict(documents)
-        self._compiled: dict[tuple[str, str], Check] = {}
+        self._names: dict[tuple[str, str], str] = {}  # ref target -> its function's name
+        self._pending: list[tuple[str, Any, str]] = []  # (name, schema, base) to generate
+        self._namespace: dict[str, Any] = {
+            "_is_integer": _is_integer,
+            "_is_number": _is_number,
+            "_equal": _equal,
+            "_enum": _enum,
+            "_unique": _unique,
+        }
+        self._count = 0
+        #: Dispatch tables to fill with functions once they are defined: (table, tag -> name).
+        self._fixups: list[tuple[dict[str, Check], dict[str, str]]] = []
 
     def compile_document(self, uri: str) -> Check:
         """The predicate of a whole document."""
-        return self._ref_target(uri, "")
+        name = self._ref_name(uri, "")
+        self._generate()
+        return self._namespace[name]  # type: ignore[no-any-return]
 
-    def _ref_target(self, uri: str, fragment: str) -> Check:
-        key = (uri, fragment)
-        if key not in self._compiled:
-            cell: list[Check] = []
-            self._compiled[key] = lambda x: cell[0](x)  # placeholder for recursion
-            node: Any = self._documents[uri]
-            for token in fragment.split("/")[1:]:
-                node = node[token.replace("~1", "/").replace("~0", "~")]
-            cell.append(self._compile(node, uri))
-        return self._compiled[key]
+    # ------------------------------------------------------------------ functions
 
-    def _resolve(self, ref: str, base: str) -> Check:
+    def _generate(self) -> None:
+        """Write every pending function, then define them all at once (they call each other)."""
+        sources = []
+        while self._pending:
+            name, schema, base = self._pending.pop()
+            function = _Function(name)
+            self._emit(function, schema, base, "x", None, 1)
+            sources.append(function.source())
+        exec("\n".join(sources), self._namespace)  # noqa: S102 - source generated above
+        for table, names in self._fixups:
+            table.update((tag, self._namespace[name]) for tag, name in names.items())
+        self._fixups.clear()
+
+    def _fresh(self, prefix: str) -> str:
+        self._count += 1
+        return f"{prefix}{self._count}"
+
+    def _constant(self, value: Any) -> str:
+        name = self._fresh("K")
+        self._namespace[name] = value
+        return name
+
+    def _function(self, schema: Any, base: str) -> str:
+        """The name of a predicate for a subschema (a `$ref` alone names its target's)."""
+        if isinstance(schema, dict) and set(schema) - _ANNOTATIONS == {"$ref"}:
+            uri, fragment, _ = self._target(schema["$ref"], base)
+            return self._ref_name(uri, fragment)
+        name = self._fresh("s")
+        self._pending.append((name, schema, base))
+        return name
+
+    def _target(self, ref: str, base: str) -> tuple[str, str, Any]:
         target, _, fragment = ref.partition("#")
         if target:
             uri = base.rsplit("/", 1)[0] + "/" + target if "://" not in target else target
@@ -85,157 +175,248 @@ class Compiler:
             uri = base
         if uri not in self._documents:
             raise KeyError(f"unresolvable $ref {ref!r} from {base!r}")
-        return self._ref_target(uri, fragment)
+        node: Any = self._documents[uri]
+        for token in fragment.split("/")[1:]:
+            node = node[token.replace("~1", "/").replace("~0", "~")]
+        return uri, fragment, node
 
-    def _compile(self, schema: Any, base: str) -> Check:
+    def _ref_name(self, uri: str, fragment: str) -> str:
+        key = (uri, fragment)
+        if key not in self._names:
+            self._names[key] = name = self._fresh("r")
+            _, _, node = self._target(f"{uri}#{fragment}", uri)
+            self._pending.append((name, node, uri))
+        return self._names[key]
+
+    # ------------------------------------------------------------------ statements
+
+    def _emit(
+        self, fn: _Function, schema: Any, base: str, var: str, known: str | None, indent: int
+    ) -> None:
+        """Append statements returning False unless `var` satisfies `schema`.
+
+        `known` names the JSON type `var` is already known to have, so its guards are skipped.
+        """
         if schema is True:
-            return lambda x: True
+            return
         if schema is False:
-            return lambda x: False
-        checks: list[Check] = []
+            fn.line("return False", indent)
+            return
+        required: tuple[str, ...] = ()
         for keyword, arg in schema.items():
             if keyword in _ANNOTATIONS or keyword in ("then", "else"):
                 continue
-            checks.append(self._keyword(keyword, arg, schema, base))
-        return _all_of(checks)
+            if keyword == "type":
+                names = [arg] if isinstance(arg, str) else list(arg)
+                if known is None or known not in names:
+                    tests = " or ".join(_TYPE_TESTS[name].format(var) for name in names)
+                    fn.fail_if(f"not ({tests})", indent)
+                if len(names) == 1 and names[0] in ("object", "array", "string"):
+                    known = names[0]
+            elif keyword == "required":
+                required = tuple(arg)
+                self._required(fn, required, var, known, indent)
+            else:
+                self._keyword(fn, keyword, arg, schema, base, var, known, indent, required)
 
-    def _keyword(self, keyword: str, arg: Any, schema: dict[str, Any], base: str) -> Check:
+    def _guarded(self, fn: _Function, kind: str, var: str, known: str | None, indent: int) -> int:
+        """Open `if isinstance(var, kind):` unless known; return the indent of the body."""
+        if known == kind:
+            return indent
+        fn.line(f"if {_TYPE_TESTS[kind].format(var)}:", indent)
+        return indent + 1
+
+    def _required(
+        self, fn: _Function, names: tuple[str, ...], var: str, known: str | None, indent: int
+    ) -> None:
+        if not names:
+            return
+        test = " or ".join(f"{name!r} not in {var}" for name in names)
+        if known == "object":
+            fn.fail_if(test, indent)
+        else:
+            fn.fail_if(f"isinstance({var}, dict) and ({test})", indent)
+
+    def _keyword(
+        self,
+        fn: _Function,
+        keyword: str,
+        arg: Any,
+        schema: dict[str, Any],
+        base: str,
+        var: str,
+        known: str | None,
+        indent: int,
+        required: tuple[str, ...],
+    ) -> None:
+        string = "" if known == "string" else f"isinstance({var}, str) and "
         if keyword == "$ref":
-            return self._resolve(arg, base)
-        if keyword == "type":
-            names = [arg] if isinstance(arg, str) else list(arg)
-            tests = tuple(_TYPES[name] for name in names)
-            return lambda x: any(test(x) for test in tests)
-        if keyword == "enum":
+            self._ref(fn, arg, base, var, known, indent)
+        elif keyword == "enum":
             if all(isinstance(option, str) for option in arg):
-                strings = frozenset(arg)
-                return lambda x: isinstance(x, str) and x in strings
-            options = tuple(arg)
-            return lambda x: any(_equal(x, option) for option in options)
-        if keyword == "const":
+                options = self._constant(frozenset(arg))
+                fn.fail_if(f"not (isinstance({var}, str) and {var} in {options})", indent)
+            else:
+                fn.fail_if(f"not _enum({var}, {self._constant(tuple(arg))})", indent)
+        elif keyword == "const":
             if isinstance(arg, str):
-                return lambda x: x == arg and isinstance(x, str)
-            return lambda x: _equal(x, arg)
-        if keyword == "pattern":
-            search = strict_regex(arg).search
-            return lambda x: not isinstance(x, str) or search(x) is not None
-        if keyword == "minLength":
-            return lambda x: not isinstance(x, str) or len(x) >= arg
-        if keyword == "maxLength":
-            return lambda x: not isinstance(x, str) or len(x) <= arg
-        if keyword in ("minimum", "maximum"):
-            number = _TYPES["number"]
-            if keyword == "minimum":
-                return lambda x: not number(x) or x >= arg
-            return lambda x: not number(x) or x <= arg
-        if keyword == "minItems":
-            return lambda x: not isinstance(x, list) or len(x) >= arg
-        if keyword == "uniqueItems":
-            return _unique if arg else (lambda x: True)
-        if keyword == "required":
-            names = tuple(arg)
-            return lambda x: not isinstance(x, dict) or all(name in x for name in names)
-        if keyword == "properties":
-            props = tuple((name, self._compile(sub, base)) for name, sub in arg.items())
+                fn.fail_if(f"not (isinstance({var}, str) and {var} == {arg!r})", indent)
+            else:
+                fn.fail_if(f"not _equal({var}, {self._constant(arg)})", indent)
+        elif keyword == "pattern":
+            search = self._constant(strict_regex(arg).search)
+            fn.fail_if(f"{string}{search}({var}) is None", indent)
+        elif keyword == "minLength":
+            fn.fail_if(f"{string}len({var}) < {int(arg)}", indent)
+        elif keyword == "maxLength":
+            fn.fail_if(f"{string}len({var}) > {int(arg)}", indent)
+        elif keyword in ("minimum", "maximum"):
+            bound = self._constant(arg)
+            test = f"{var} < {bound}" if keyword == "minimum" else f"{var} > {bound}"
+            fn.fail_if(f"_is_number({var}) and {test}", indent)
+        elif keyword == "minItems":
+            list_test = "" if known == "array" else f"isinstance({var}, list) and "
+            fn.fail_if(f"{list_test}len({var}) < {int(arg)}", indent)
+        elif keyword == "uniqueItems":
+            if arg:
+                fn.fail_if(f"not _unique({var})", indent)
+        elif keyword == "properties":
+            self._properties(fn, arg, base, var, known, indent, required)
+        elif keyword == "additionalProperties":
+            self._additional(fn, arg, schema, base, var, known, indent)
+        elif keyword == "items":
+            body = self._guarded(fn, "array", var, known, indent)
+            item = fn.variable()
+            fn.line(f"for {item} in {var}:", body)
+            self._emit(fn, arg, base, item, None, body + 1)
+        elif keyword == "allOf":
+            if not self._discriminated(fn, arg, base, var, known, indent):
+                for sub in arg:
+                    self._emit(fn, sub, base, var, known, indent)
+        elif keyword == "anyOf":
+            calls = " or ".join(f"{self._function(sub, base)}({var})" for sub in arg)
+            fn.fail_if(f"not ({calls})", indent)
+        elif keyword == "oneOf":
+            calls = " + ".join(f"bool({self._function(sub, base)}({var}))" for sub in arg)
+            fn.fail_if(f"({calls}) != 1", indent)
+        elif keyword == "not":
+            fn.fail_if(f"{self._function(arg, base)}({var})", indent)
+        elif keyword == "if":
+            fn.line(f"if {self._function(arg, base)}({var}):", indent)
+            fn.line("pass", indent + 1)
+            self._emit(fn, schema.get("then", True), base, var, known, indent + 1)
+            fn.line("else:", indent)
+            fn.line("pass", indent + 1)
+            self._emit(fn, schema.get("else", True), base, var, known, indent + 1)
+        else:
+            raise ValueError(f"keyword {keyword!r} is outside the compiled subset")
 
-            def properties(x: Any) -> bool:
-                if isinstance(x, dict):
-                    for name, check in props:
-                        if name in x and not check(x[name]):
-                            return False
-                return True
+    def _ref(
+        self, fn: _Function, ref: str, base: str, var: str, known: str | None, indent: int
+    ) -> None:
+        """Copy a small flat target (e.g. `non_empty_string`) inline; call anything else."""
+        uri, fragment, node = self._target(ref, base)
+        if isinstance(node, dict) and set(node) - _ANNOTATIONS <= _INLINABLE:
+            self._emit(fn, node, uri, var, known, indent)
+            return
+        fn.fail_if(f"not {self._ref_name(uri, fragment)}({var})", indent)
 
-            return properties
-        if keyword == "additionalProperties":
-            known = frozenset(schema.get("properties", {}))
-            extra = self._compile(arg, base)
-            return lambda x: (
-                not isinstance(x, dict)
-                or all(extra(value) for key, value in x.items() if key not in known)
-            )
-        if keyword == "items":
-            item = self._compile(arg, base)
-            return lambda x: not isinstance(x, list) or all(item(value) for value in x)
-        if keyword == "allOf" and (dispatch := self._discriminated(arg, base)) is not None:
-            return dispatch
-        if keyword in ("allOf", "anyOf", "oneOf"):
-            subs = tuple(self._compile(sub, base) for sub in arg)
-            if keyword == "allOf":
-                return _all_of(list(subs))
-            if keyword == "anyOf":
-                return lambda x: any(sub(x) for sub in subs)
-            return lambda x: sum(1 for sub in subs if sub(x)) == 1
-        if keyword == "not":
-            sub = self._compile(arg, base)
-            return lambda x: not sub(x)
-        if keyword == "if":
-            condition = self._compile(arg, base)
-            then = self._compile(schema.get("then", True), base)
-            otherwise = self._compile(schema.get("else", True), base)
-            return lambda x: then(x) if condition(x) else otherwise(x)
-        raise ValueError(f"keyword {keyword!r} is outside the compiled subset")
+    def _properties(
+        self,
+        fn: _Function,
+        props: dict[str, Any],
+        base: str,
+        var: str,
+        known: str | None,
+        indent: int,
+        required: tuple[str, ...],
+    ) -> None:
+        present = set(required)  # `required` returned False already if one was missing
+        body = self._guarded(fn, "object", var, known, indent)
+        for name, sub in props.items():
+            if sub is True or sub == {}:
+                continue
+            value = fn.variable()
+            inner = body
+            if name in present:
+                fn.line(f"{value} = {var}[{name!r}]", body)
+            else:
+                fn.line(f"if {name!r} in {var}:", body)
+                fn.line(f"{value} = {var}[{name!r}]", body + 1)
+                inner = body + 1
+            self._emit(fn, sub, base, value, None, inner)
 
-    def _discriminated(self, branches: list[Any], base: str) -> Check | None:
+    def _additional(
+        self,
+        fn: _Function,
+        extra: Any,
+        schema: dict[str, Any],
+        base: str,
+        var: str,
+        known: str | None,
+        indent: int,
+    ) -> None:
+        names = self._constant(frozenset(schema.get("properties", {})))
+        body = self._guarded(fn, "object", var, known, indent)
+        if extra is False:
+            fn.fail_if(f"not {names}.issuperset({var})", body)
+            return
+        key, value = fn.variable(), fn.variable()
+        fn.line(f"for {key}, {value} in {var}.items():", body)
+        fn.line(f"if {key} not in {names}:", body + 1)
+        fn.line("pass", body + 2)
+        self._emit(fn, extra, base, value, None, body + 2)
+
+    def _discriminated(
+        self,
+        fn: _Function,
+        branches: list[Any],
+        base: str,
+        var: str,
+        known: str | None,
+        indent: int,
+    ) -> bool:
         """Compile `allOf: [{if: {required: [k], properties: {k: {const: c}}}, then: S}, ...]`.
 
         On an object only the branch whose constant matches can apply, so look it up instead of
         testing every condition. Non-objects satisfy every condition vacuously: test them all.
+        Returns False (emitting nothing) when the branches do not have that shape.
         """
         member = None
-        table: dict[str, Check] = {}
+        table: dict[str, Any] = {}
         for branch in branches:
             condition = branch.get("if") if isinstance(branch, dict) else None
             if set(branch) - {"if", "then"} or not isinstance(condition, dict):
-                return None
+                return False
             props = condition.get("properties", {})
             if set(condition) != {"required", "properties"} or len(props) != 1:
-                return None
+                return False
             (name,) = props
             const = props[name]
             if condition["required"] != [name] or set(const) != {"const"}:
-                return None
+                return False
             if not isinstance(const["const"], str) or (member is not None and name != member):
-                return None
+                return False
             member = name
-            table[const["const"]] = self._compile(branch.get("then", True), base)
+            table[const["const"]] = branch.get("then", True)
         if member is None:
-            return None
-        everything = _all_of(list(table.values()))
-        key = member
-
-        def dispatch(x: Any) -> bool:
-            if not isinstance(x, dict):
-                return everything(x)
-            if key not in x:
-                return True
-            tag = x[key]
-            if isinstance(tag, str):
-                check = table.get(tag)
-                return True if check is None else check(x)
-            return True
-
-        return dispatch
-
-
-def _all_of(checks: list[Check]) -> Check:
-    """Conjunction of predicates, without generator overhead for the common small cases."""
-    if not checks:
-        return lambda x: True
-    if len(checks) == 1:
-        return checks[0]
-    if len(checks) == 2:
-        a, b = checks
-        return lambda x: a(x) and b(x)
-    if len(checks) == 3:
-        a, b, c = checks
-        return lambda x: a(x) and b(x) and c(x)
-    head, rest = _all_of(checks[:3]), _all_of(checks[3:])
-    return lambda x: head(x) and rest(x)
-
-
-def _unique(x: Any) -> bool:
-    if not isinstance(x, list):
+            return False
+        checks = {tag: self._function(then, base) for tag, then in table.items()}
+        lookup: dict[str, Check] = {}
+        self._fixups.append((lookup, checks))
+        table_name = self._constant(lookup)
+        tag = fn.variable()
+        check = fn.variable()
+        body = indent
+        if known != "object":
+            fn.line(f"if isinstance({var}, dict):", indent)
+            body = indent + 1
+        fn.line(f"{tag} = {var}.get({member!r})", body)
+        fn.line(f"if isinstance({tag}, str):", body)
+        fn.line(f"{check} = {table_name}.get({tag})", body + 1)
+        fn.fail_if(f"{check} is not None and not {check}({var})", body + 1)
+        if known != "object":
+            fn.line("else:", indent)
+            every = " and ".join(f"{name}({var})" for name in checks.values())
+            fn.fail_if(f"not ({every})", indent + 1)
         return True
-    if all(isinstance(item, str) for item in x):
-        return len(set(x)) == len(x)
-    return not any(_equal(x[i], x[j]) for i in range(len(x)) for j in range(i + 1, len(x)))

@@ -1,6 +1,13 @@
-"""Reports: terminal tables, JSON (report.schema.json), JUnit XML, Markdown, shard merging."""
+"""Reports: terminal tables, JSON (report.schema.json), JUnit XML, Markdown, HTML, merging."""
 
-from fakepeer.report.console import RunProgress, make_console, print_listing, print_run
+from fakepeer.report.catalog import CaseInfo, catalog_from_document, catalog_from_fixtures
+from fakepeer.report.console import (
+    RunProgress,
+    make_console,
+    print_listing,
+    print_matrix,
+    print_run,
+)
 from fakepeer.report.document import (
     FORMAT,
     ReportError,
@@ -10,25 +17,39 @@ from fakepeer.report.document import (
     to_document,
     write_document,
 )
+from fakepeer.report.htmlreport import to_html, write_html
 from fakepeer.report.junit import to_junit, write_junit
 from fakepeer.report.markdown import to_markdown, write_markdown
-from fakepeer.report.merge import merge_reports
+from fakepeer.report.matrix import Cell, Matrix, Status, build_matrix
+from fakepeer.report.merge import Merged, merge_documents, merge_reports
 
 __all__ = [
     "FORMAT",
+    "CaseInfo",
+    "Cell",
+    "Matrix",
+    "Merged",
     "ReportError",
     "RunInfo",
     "RunProgress",
+    "Status",
+    "build_matrix",
+    "catalog_from_document",
+    "catalog_from_fixtures",
     "make_console",
+    "merge_documents",
     "merge_reports",
     "print_listing",
+    "print_matrix",
     "print_run",
     "read_document",
     "run_from_document",
     "to_document",
+    "to_html",
     "to_junit",
     "to_markdown",
     "write_document",
+    "write_html",
     "write_junit",
     "write_markdown",
 ]

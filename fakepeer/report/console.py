@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from fakepeer.report.matrix import Cell, Status, build_matrix
 from fakepeer.session.outcomes import OUTCOME_ORDER, Outcome
 from fakepeer.session.results import CaseResult, RunResult, SdkRun
 from fakepeer.session.targets import SdkTarget
@@ -24,6 +25,13 @@ _STYLE = {
     "skip": "yellow",
     "xfail": "cyan",
     "xpass": "magenta",
+}
+_STATUS_STYLE = {
+    Status.PASS: "green",
+    Status.FAIL: "red bold",
+    Status.WARN: "yellow",
+    Status.SKIP: "cyan",
+    Status.EMPTY: "dim",
 }
 
 
@@ -79,9 +87,37 @@ class RunProgress:
 
 
 def print_run(console: Console, run: RunResult) -> None:
-    """Per SDK: the category x outcome table, then every failing case with its diff and stderr."""
+    """Per SDK: the category x outcome table, then every failing case with its diff and stderr.
+
+    With several SDKs, one categories x SDKs table follows, so they can be compared at a glance.
+    """
     for sdk in run.sdks:
         _print_sdk(console, sdk, run.strict)
+    if len(run.sdks) > 1:
+        print_matrix(console, run)
+
+
+def print_matrix(console: Console, run: RunResult) -> None:
+    """Categories (rows) by SDKs (columns); `26/26` when all pass, else the other outcomes too."""
+    matrix = build_matrix(run)
+    table = Table(show_edge=False, pad_edge=False, title="categories x SDKs", title_justify="left")
+    table.add_column("category")
+    for label in matrix.sdks:
+        table.add_column(escape(label), justify="right")
+    for category in matrix.categories:
+        cells = (_matrix_cell(matrix.cell(category, sdk)) for sdk in matrix.sdks)
+        table.add_row(escape(category), *cells)
+    table.add_row(
+        "[bold]total[/bold]",
+        *(_matrix_cell(matrix.totals[sdk], bold=True) for sdk in matrix.sdks),
+    )
+    console.print(table)
+    console.print()
+
+
+def _matrix_cell(cell: Cell, bold: bool = False) -> str:
+    style = _STATUS_STYLE[cell.status] + (" bold" if bold else "")
+    return f"[{style}]{escape(cell.text)}[/]"
 
 
 def _print_sdk(console: Console, sdk: SdkRun, strict: bool) -> None:

@@ -8,12 +8,14 @@ from __future__ import annotations
 import base64
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from fakepeer import __version__
 from fakepeer.compare import MISSING, Finding
 from fakepeer.protocol.version import PROTOCOL_VERSION
+from fakepeer.report.catalog import CaseInfo, Catalog
+from fakepeer.report.matrix import build_matrix
 from fakepeer.session.outcomes import Outcome, counts
 from fakepeer.session.results import CaseResult, RunResult, SdkRun
 from fakepeer.session.wire import WireRecord
@@ -32,6 +34,7 @@ class RunInfo:
     shard: str | None = None
     timeout: float | None = None
     fixtures: int | None = None
+    catalog: Catalog = field(default_factory=dict, compare=False)  # fixture id -> title, rule
 
 
 def to_document(run: RunResult, info: RunInfo = RunInfo()) -> dict:
@@ -47,11 +50,12 @@ def to_document(run: RunResult, info: RunInfo = RunInfo()) -> dict:
         "case_timeout": info.timeout,
         "exit_status": run.exit_status(),
         "summary": {**tally, "total": sum(tally.values())},
-        "sdks": [_sdk_document(sdk, run.strict) for sdk in run.sdks],
+        "matrix": build_matrix(run).to_json(),
+        "sdks": [_sdk_document(sdk, run.strict, info.catalog) for sdk in run.sdks],
     }
 
 
-def _sdk_document(sdk: SdkRun, strict: bool) -> dict:
+def _sdk_document(sdk: SdkRun, strict: bool, catalog: Catalog) -> dict:
     tally = sdk.counts()
     return {
         "label": sdk.label,
@@ -61,13 +65,15 @@ def _sdk_document(sdk: SdkRun, strict: bool) -> dict:
         "process_starts": sdk.starts,
         "duration": round(sdk.duration, 6),
         "summary": {**tally, "total": sum(tally.values())},
-        "cases": [_case_document(case, strict) for case in sdk.results],
+        "cases": [_case_document(case, strict, catalog.get(case.id)) for case in sdk.results],
     }
 
 
-def _case_document(case: CaseResult, strict: bool) -> dict:
+def _case_document(case: CaseResult, strict: bool, info: CaseInfo | None) -> dict:
+    described = {} if info is None else {"title": info.title, "rule": info.rule_json()}
     return {
         "id": case.id,
+        **described,
         "category": case.category,
         "level": case.level,
         "outcome": case.outcome.value,

@@ -1,4 +1,8 @@
-"""JUnit XML (`--junit`): one testsuite per SDK, one testcase per fixture."""
+"""JUnit XML (`--junit`): one testsuite per SDK, one testcase per fixture.
+
+CI systems render each testsuite separately, so every SDK of a multi-SDK run gets its own; the
+suite's properties carry the SDK's command, its capabilities and its column of the matrix.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,9 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from fakepeer.report.matrix import Matrix, build_matrix
 from fakepeer.session.outcomes import Outcome
-from fakepeer.session.results import CaseResult, RunResult
+from fakepeer.session.results import CaseResult, RunResult, SdkRun
 
 _MAX_TEXT = 20_000
 _NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -16,8 +21,10 @@ _NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ff
 def to_junit(run: RunResult) -> ET.ElementTree:
     root = ET.Element("testsuites", name="ryusen-conform")
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
+    matrix = build_matrix(run)
     for sdk in run.sdks:
         suite = ET.SubElement(root, "testsuite", name=sdk.label)
+        _add_properties(suite, sdk, matrix)
         tally = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
         for case in sdk.results:
             element = ET.SubElement(
@@ -39,6 +46,16 @@ def to_junit(run: RunResult) -> ET.ElementTree:
         root.set(key, f"{value:.6f}" if key == "time" else str(value))
     ET.indent(root)
     return ET.ElementTree(root)
+
+
+def _add_properties(suite: ET.Element, sdk: SdkRun, matrix: Matrix) -> None:
+    properties = ET.SubElement(suite, "properties")
+    caps = "(never registered)" if sdk.capabilities is None else ",".join(sdk.capabilities)
+    facts = [("command", " ".join(sdk.command)), ("capabilities", caps)]
+    facts += [(f"category.{c}", matrix.cell(c, sdk.label).text) for c in matrix.categories]
+    facts.append(("total", matrix.totals[sdk.label].text))
+    for name, value in facts:
+        ET.SubElement(properties, "property", name=name, value=_clip(value))
 
 
 def _add_outcome(element: ET.Element, case: CaseResult, strict: bool) -> str | None:

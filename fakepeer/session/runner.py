@@ -7,9 +7,9 @@ happens, every SDK process is shut down or killed before `run_suite` returns or 
 
 from __future__ import annotations
 
-import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -40,7 +40,7 @@ class RunOptions:
 class _Shared:
     """State shared by the job threads of one SDK."""
 
-    cases: queue.Queue
+    cases: deque[Fixture]  # popleft is atomic: the jobs need no lock to take the next case
     results: dict[str, CaseResult] = field(default_factory=dict)
     sessions: list[SdkSession] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -71,9 +71,7 @@ def _run_target(
     on_result: ProgressCallback | None,
 ) -> SdkRun:
     started = time.monotonic()
-    shared = _Shared(cases=queue.Queue())
-    for fixture in fixtures:
-        shared.cases.put(fixture)
+    shared = _Shared(cases=deque(fixtures))
     jobs = max(1, min(options.jobs, len(fixtures) or 1))
     comparer = Comparer(options.validator)
     try:
@@ -154,8 +152,8 @@ def _serve(
 ) -> None:
     while not shared.stop.is_set():
         try:
-            fixture = shared.cases.get_nowait()
-        except queue.Empty:
+            fixture = shared.cases.popleft()
+        except IndexError:
             break
         known = fixture.id in options.known_failures
         if overall is not None and time.monotonic() >= overall:

@@ -23,6 +23,10 @@ SHUTDOWN_WAIT_SECONDS = 1.0
 MAX_CONSECUTIVE_START_FAILURES = 2
 
 _RESET_TEMPLATE = b'{"version":"1.0","kind":"conform.reset","id":"%s","body":{}}'
+#: The `conform.ack` of a reset, byte for byte, as hosts usually write it: members in the order
+#: of §2, or sorted (RFC 8785). Either one passes the ack's checks without decoding it.
+_ACK_TEMPLATE = b'{"version":"1.0","kind":"conform.ack","id":"%s","body":{}}'
+_SORTED_ACK_TEMPLATE = b'{"body":{},"id":"%s","kind":"conform.ack","version":"1.0"}'
 
 TransportFactory = Callable[[], Transport]
 Validator = Callable[[dict], Sequence[object]]
@@ -175,15 +179,25 @@ class SdkSession:
         self.flush(deadline)
         if self._pending_reset is not None:
             ident, self._pending_reset = self._pending_reset, None
-            answer = self.expect_answer(ident, deadline, wire)
-            if answer.get("kind") != "conform.ack":
-                raise SessionError(
-                    f"answered conform.reset with {answer.get('kind')!r}, not conform.ack"
-                )
-        payload = self.transport.receive(deadline)
+            self._check_ack(ident, self._receive(deadline, wire))
+        return self._receive(deadline, wire)
+
+    def _receive(self, deadline: float | None, wire: WireLog | None) -> bytes:
+        payload = self.transport.receive(deadline)  # type: ignore[union-attr]
         if wire is not None:
             wire.received(payload)
         return payload
+
+    def _check_ack(self, ident: str, payload: bytes) -> None:
+        """The answer to reset `ident` must be its `conform.ack` (bytes compared first)."""
+        raw = ident.encode("ascii")
+        if payload == _ACK_TEMPLATE % raw or payload == _SORTED_ACK_TEMPLATE % raw:
+            return
+        answer = self._answer_to(ident, payload)
+        if answer.get("kind") != "conform.ack":
+            raise SessionError(
+                f"answered conform.reset with {answer.get('kind')!r}, not conform.ack"
+            )
 
     def request(
         self, kind: str, body: dict, deadline: float | None, wire: WireLog | None
@@ -196,9 +210,11 @@ class SdkSession:
     def expect_answer(self, ident: str, deadline: float | None, wire: WireLog | None) -> dict:
         assert self.transport is not None
         self.flush(deadline)
-        payload = self.transport.receive(deadline)
-        if wire is not None:
-            wire.received(payload)
+        return self._answer_to(ident, self._receive(deadline, wire))
+
+    @staticmethod
+    def _answer_to(ident: str, payload: bytes) -> dict:
+        """Decode an answer that must carry `ident` (§12.2)."""
         envelope = decode(payload)
         if envelope.get("id") != ident:
             raise SessionError(

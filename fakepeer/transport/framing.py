@@ -38,32 +38,39 @@ class FrameDecoder:
         self._needed: int | None = None  # payload length of the frame being read
         self._broken: FrameError | None = None
 
-    def feed(self, data: bytes) -> list[bytes]:
-        """Add bytes; return every payload now complete. Raises FrameError on a bad length."""
+    def feed(self, data: bytes | memoryview) -> list[bytes]:
+        """Add bytes; return every payload now complete. Raises FrameError on a bad length.
+
+        Consumed bytes are dropped from the buffer once per call, not once per frame.
+        """
         if self._broken is not None:
             raise self._broken
-        self._buffer += data
-        frames = []
+        buffer = self._buffer
+        buffer += data
+        frames: list[bytes] = []
+        offset, size = 0, len(buffer)
         while True:
             if self._needed is None:
-                if len(self._buffer) < HEADER_SIZE:
-                    return frames
-                (length,) = HEADER.unpack_from(self._buffer)
+                if size - offset < HEADER_SIZE:
+                    break
+                (length,) = HEADER.unpack_from(buffer, offset)
                 try:
                     check_length(length, self.limit)
                 except FrameError as exc:
                     self._broken = exc
-                    self._buffer.clear()
+                    buffer.clear()
                     if frames:  # hand out what was good; the error comes on the next feed
                         return frames
                     raise
-                del self._buffer[:HEADER_SIZE]
+                offset += HEADER_SIZE
                 self._needed = length
-            if len(self._buffer) < self._needed:
-                return frames
-            frames.append(bytes(self._buffer[: self._needed]))
-            del self._buffer[: self._needed]
-            self._needed = None
+            end = offset + self._needed
+            if end > size:
+                break
+            frames.append(bytes(buffer[offset:end]))
+            offset, self._needed = end, None
+        del buffer[:offset]
+        return frames
 
     @property
     def pending_bytes(self) -> int:

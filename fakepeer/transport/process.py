@@ -9,7 +9,9 @@ with SIGTERM, then SIGKILL, and always reaps.
 from __future__ import annotations
 
 import atexit
+import math
 import os
+import select
 import selectors
 import shlex
 import shutil
@@ -32,6 +34,8 @@ from fakepeer.transport.errors import (
 from fakepeer.transport.framing import FrameDecoder, encode_frame
 from fakepeer.transport.ring import RingBuffer
 
+#: Bytes read from the SDK's stdout per system call, into one buffer allocated per transport:
+#: a fresh 256 KiB bytes object per `os.read` would be mmap'ed, remapped and unmapped each time.
 READ_CHUNK = 256 * 1024
 STDERR_CAPACITY = 64 * 1024
 TERM_GRACE_SECONDS = 0.5
@@ -88,6 +92,8 @@ class SubprocessTransport:
         self.argv = list(argv)
         self.stderr = RingBuffer(stderr_capacity)
         self._decoder = FrameDecoder()
+        self._chunk = bytearray(READ_CHUNK)
+        self._chunk_view = memoryview(self._chunk)
         self._frames: deque[bytes] = deque()
         self._eof = False
         self._closed = False
@@ -110,8 +116,8 @@ class SubprocessTransport:
         self._stdout = self.process.stdout.fileno()  # type: ignore[union-attr]
         os.set_blocking(self._stdin, False)
         os.set_blocking(self._stdout, False)
-        self._reader = selectors.DefaultSelector()
-        self._reader.register(self._stdout, selectors.EVENT_READ)
+        self._reader = select.poll()  # one fd: a bare poll is cheaper than a selector
+        self._reader.register(self._stdout, select.POLLIN)
         self._writer = selectors.DefaultSelector()  # writable input, or output to drain meanwhile
         self._writer.register(self._stdin, selectors.EVENT_WRITE)
         self._writer.register(self._stdout, selectors.EVENT_READ)
@@ -132,7 +138,18 @@ class SubprocessTransport:
     def send_many(self, payloads: Sequence[bytes], deadline: float | None = None) -> None:
         """Write several frames with as few system calls as the pipe allows."""
         self._check_open()
-        view = memoryview(b"".join(encode_frame(payload) for payload in payloads))
+        data = b"".join([encode_frame(payload) for payload in payloads])
+        try:
+            written = os.write(self._stdin, data)
+        except BlockingIOError:
+            written = 0
+        except (BrokenPipeError, ConnectionResetError):
+            raise TransportClosed(self._exit_detail("closed its input")) from None
+        if written < len(data):  # the pipe is full: wait for room, draining the SDK meanwhile
+            self._write_rest(memoryview(data)[written:], deadline)
+
+    def _write_rest(self, view: memoryview, deadline: float | None) -> None:
+        """Write the rest of a batch as the pipe takes it; time out if the SDK stops reading."""
         while view:
             try:
                 written = os.write(self._stdin, view)
@@ -153,7 +170,7 @@ class SubprocessTransport:
         if self._eof or self._decoder.broken is not None:
             return
         try:
-            data = os.read(self._stdout, READ_CHUNK)
+            data = self._read_chunk()
         except BlockingIOError:
             return
         except OSError:
@@ -182,12 +199,12 @@ class SubprocessTransport:
                     else ("closed its output")
                 )
                 raise TransportClosed(self._exit_detail(what))
-            if not self._reader.select(_remaining(deadline)):
+            if not self._reader.poll(_milliseconds(_remaining(deadline))):
                 if _remaining(deadline) == 0:  # polled at least once, even for a past deadline
                     raise TransportTimeout("sent no complete frame before the deadline")
                 continue
             try:
-                data = os.read(self._stdout, READ_CHUNK)
+                data = self._read_chunk()
             except BlockingIOError:
                 continue
             except OSError as exc:
@@ -197,6 +214,14 @@ class SubprocessTransport:
                 continue
             self._frames.extend(self._decoder.feed(data))
         return self._frames.popleft()
+
+    def _read_chunk(self) -> memoryview:
+        """Read what stdout holds (up to READ_CHUNK bytes) into the reused buffer; empty at EOF.
+
+        The view is only valid until the next read: the decoder copies what it keeps.
+        """
+        count = os.readv(self._stdout, [self._chunk])
+        return self._chunk_view[:count]
 
     def stderr_tail(self) -> str:
         """The kept stderr; once the process has exited, first let the drain reach end of file."""
@@ -224,7 +249,6 @@ class SubprocessTransport:
         self._stderr_thread.join(timeout=1.0)
         _close_quietly(self.process.stdout)
         _close_quietly(self.process.stderr)
-        self._reader.close()
         self._writer.close()
         with _live_lock:
             _live.discard(self)
@@ -283,6 +307,11 @@ def _remaining(deadline: float | None) -> float | None:
     if deadline is None:
         return None
     return max(0.0, deadline - time.monotonic())
+
+
+def _milliseconds(seconds: float | None) -> int | None:
+    """A poll timeout: None waits forever; a fraction of a millisecond rounds up."""
+    return None if seconds is None else math.ceil(seconds * 1000)
 
 
 def _signal_group(group: int, signum: int) -> None:

@@ -16,7 +16,7 @@ import typer
 from typer.testing import CliRunner
 
 from fakepeer.cases import load_fixtures, repository_root
-from fakepeer.fuzz import run_campaign
+from fakepeer.fuzz import FuzzSetupError, run_campaign
 from fakepeer.fuzz.cli import register_commands
 from fakepeer.session import Outcome, RunOptions, command_target, default_target, run_suite
 from fakepeer.session.targets import SdkTarget
@@ -120,3 +120,17 @@ def test_fuzz_command_standalone_and_mountable(tmp_path: Path) -> None:
     assert "COUNTEREXAMPLE (round-trip)" in outcome.output
     assert '"id": "values.fuzz-round-trip-' in outcome.output
     assert list((tmp_path / "values").glob("values.fuzz-round-trip-*.json"))
+
+
+def test_an_sdk_that_cannot_start_is_a_setup_error() -> None:
+    host = ROOT / "tests" / "hostile" / "hosts" / "exit_before_register.py"
+    with pytest.raises(FuzzSetupError, match="exited with status 3"):
+        run_campaign(command_target(f"{sys.executable} {host}"), examples=5, seed=SEED)
+
+
+def test_a_crash_on_echo_is_a_counterexample() -> None:
+    host = ROOT / "tests" / "hostile" / "hosts" / "crash_on_case.py"
+    target = command_target(f"{sys.executable} {host} fuzz", cwd=ROOT)  # dies on every echo
+    result = run_campaign(target, examples=5, seed=SEED, timeout=5.0)
+    assert {failure.prop for failure in result.failures} == {"round-trip", "refusal"}
+    assert all("the SDK broke: crashed" in failure.problem for failure in result.failures)

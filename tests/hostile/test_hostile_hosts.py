@@ -126,3 +126,15 @@ def test_parallel_jobs_with_a_hanging_host_leave_nothing_behind(
     outcomes = run.outcomes()
     assert outcomes[VICTIM] == "error"
     assert [c for c, o in outcomes.items() if o != "pass"] == [VICTIM]
+
+
+def test_duplicate_answer_costs_one_case_and_is_named(fixtures: Path, tmp_path: Path) -> None:
+    """The copy may be seen after the victim's script or by the next case's exchange."""
+    command = host_command("double_answer_on_case.py", VICTIM, 0)
+    run = run_bench(command, fixtures, tmp_path, TIMEOUT)
+    _assert_clean_finish(run, hung_cases=0)
+    broken = {case: o for case, o in run.outcomes().items() if o != "pass"}
+    assert len(broken) == 1 and set(broken) <= {VICTIM, CASES[3]}, broken
+    (case,) = broken
+    assert broken[case] == "error"
+    assert f"{VICTIM}#1" in run.case(case)["reason"], run.case(case)["reason"]

@@ -928,3 +928,362 @@ def _strings_nfc_normalized() -> None:
 def _error_id_not_dash() -> None:
     codec = _m("ryusen_sdk.codec")
     codec.NO_ID = "?"
+
+
+# ------------------------------------------------------------------------- more declarations
+
+
+def _rewrite_declarations(rewrite: Callable[[dict], dict]) -> None:
+    """Patch `Pass.decide` so every declaration passes through `rewrite` first."""
+    workflow = _m("ryusen_sdk.workflow")
+    original = workflow.Pass.decide
+
+    def decide(self, step_id, kind, declaration, callback=None, compensate=None):
+        return original(self, step_id, kind, rewrite(dict(declaration)), callback, compensate)
+
+    workflow.Pass.decide = decide
+
+
+@mutant("step-name-ignored", "the declared display name is always the step ID")
+def _step_name_ignored() -> None:
+    def rewrite(declaration):
+        if declaration.get("type") == "step":
+            declaration["name"] = declaration["step_id"]
+        return declaration
+
+    _rewrite_declarations(rewrite)
+
+
+@mutant("has-compensation-false", "has_compensation is always false")
+def _has_compensation_false() -> None:
+    def rewrite(declaration):
+        if "has_compensation" in declaration:
+            declaration["has_compensation"] = False
+        return declaration
+
+    _rewrite_declarations(rewrite)
+
+
+@mutant("optional-members-dropped", "wait correlation, emit metadata and child timeout are dropped")
+def _optional_members_dropped() -> None:
+    def rewrite(declaration):
+        if declaration.get("type") in ("wait", "emit"):
+            for member in ("correlation", "metadata"):
+                if member in declaration:
+                    declaration[member] = {}
+        if declaration.get("type") == "invoke":
+            declaration.pop("timeout_ms", None)
+        return declaration
+
+    _rewrite_declarations(rewrite)
+
+
+@mutant("sleep-until-as-delay", "sleep_until declares a relative delay instead of a deadline")
+def _sleep_until_as_delay() -> None:
+    def rewrite(declaration):
+        if declaration.get("type") == "timer" and "deadline_ms" in declaration:
+            deadline = int(declaration.pop("deadline_ms"))
+            declaration["delay_ms"] = str(max(0, deadline))
+        return declaration
+
+    _rewrite_declarations(rewrite)
+
+
+@mutant("retry-range-unchecked", "max_attempts outside 1..1000 is declared instead of refused")
+def _retry_range_unchecked() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    durations = _m("ryusen_sdk.durations")
+
+    def to_wire(self):
+        return {
+            "max_attempts": self.max_attempts,
+            "backoff_ms": str(durations.to_wire_millis(self.backoff)),
+        }
+
+    workflow.Retry.to_wire = to_wire
+
+
+@mutant("retry-limit-999", "max_attempts of 1000 is refused (range checked as < 1000)")
+def _retry_limit_999() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    errors = _m("ryusen_sdk.errors")
+    original = workflow.Retry.to_wire
+
+    def to_wire(self):
+        if self.max_attempts == 1000:
+            raise errors.InvalidDeclarationError("max_attempts must be below 1000")
+        return original(self)
+
+    workflow.Retry.to_wire = to_wire
+
+
+@mutant("emit-retry-allowed", "emit accepts a retry of more than one attempt")
+def _emit_retry_allowed() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    original = workflow.Workflow.emit
+
+    def emit(self, id, event, payload, metadata=None, retry=None):
+        return original(self, id, event, payload, metadata, None)
+
+    workflow.Workflow.emit = emit
+
+
+# ------------------------------------------------------------------------- more durations
+
+
+@mutant("typed-duration-as-seconds", "a typed integer duration is read as seconds, not ms")
+def _typed_duration_as_seconds() -> None:
+    durations = _m("ryusen_sdk.durations")
+    original = durations.exact_millis
+
+    def exact_millis(duration):
+        if isinstance(duration, int) and not isinstance(duration, bool):
+            return durations.Fraction(duration) * 1000
+        return original(duration)
+
+    durations.exact_millis = exact_millis
+
+
+@mutant("minute-unit-as-millis", "the unit `m` is read as milliseconds")
+def _minute_unit_as_millis() -> None:
+    durations = _m("ryusen_sdk.durations")
+    durations._UNITS["m"] = durations.Fraction(1)
+
+
+@mutant("lenient-duration-grammar", "bare numbers, spaces, `d` and upper-case units are accepted")
+def _lenient_duration_grammar() -> None:
+    durations = _m("ryusen_sdk.durations")
+    original = durations.parse_exact
+
+    def parse_exact(text):
+        if isinstance(text, str):
+            cleaned = text.replace(" ", "").lower()
+            if cleaned.endswith("d") and cleaned[:-1].isdigit():
+                return durations.Fraction(int(cleaned[:-1]) * 86_400_000)
+            if cleaned.lstrip("+-").isdigit():
+                return durations.Fraction(int(cleaned))
+            text = cleaned
+        return original(text)
+
+    durations.parse_exact = parse_exact
+
+
+@mutant("duration-range-unchecked", "durations past the portable range are clamped, not refused")
+def _duration_range_unchecked() -> None:
+    durations = _m("ryusen_sdk.durations")
+    original = durations.to_wire_millis
+
+    def to_wire_millis(duration):
+        exact = durations.exact_millis(duration)
+        if exact > durations.PORTABLE_MAX_MS:
+            return durations.PORTABLE_MAX_MS
+        return original(duration) if exact >= -durations.PORTABLE_MAX_MS else 0
+
+    replace_everywhere(original, to_wire_millis)
+
+
+# ------------------------------------------------------------------------- more values
+
+
+@mutant("instant-duration-as-i64", "instant and duration values decode to plain ints (→ i64)")
+def _instant_duration_as_i64() -> None:
+    values = _m("ryusen_sdk.values")
+
+    def transform(document, decoded):
+        if isinstance(decoded, values.Instant | values.Duration):
+            return decoded.ms
+        return decoded
+
+    _wrap_decode(transform)
+
+
+@mutant("blob-media-type-dropped", "a blob's media_type is dropped on decode")
+def _blob_media_type_dropped() -> None:
+    values = _m("ryusen_sdk.values")
+
+    def transform(document, decoded):
+        if isinstance(decoded, values.BlobRef) and decoded.media_type is not None:
+            return values.BlobRef(decoded.sha256, decoded.size)
+        return decoded
+
+    _wrap_decode(transform)
+
+
+@mutant("empty-bytes-as-null", "an empty byte string is encoded as null")
+def _empty_bytes_as_null() -> None:
+    def transform(original, value, depth):
+        return {"t": "null"} if type(value) in (bytes, bytearray) and not value else None
+
+    _wrap_encode(transform)
+
+
+@mutant("f64-python-repr", "f64 text is Python's repr (1e-07, 1e+21 as 1e+21, 100.0)")
+def _f64_python_repr() -> None:
+    def transform(original, value, depth):
+        if type(value) is float and math.isfinite(value) and value != 0:
+            return {"t": "f64", "v": repr(value)}
+        return None
+
+    _wrap_encode(transform)
+
+
+@mutant("depth-limit-63", "values of depth 64 are refused (limit checked as >= 64)")
+def _depth_limit_63() -> None:
+    values = _m("ryusen_sdk.values")
+    values.MAX_DEPTH = 63
+
+
+@mutant("size-limit-strict", "a value of exactly 1 MiB is refused")
+def _size_limit_strict() -> None:
+    values = _m("ryusen_sdk.values")
+    codec = _m("ryusen_sdk.codec")
+    values.MAX_VALUE_BYTES = 1_048_575
+    codec.MAX_VALUE_BYTES = 1_048_575
+
+
+@mutant("pointer-not-escaped", "JSON pointers do not escape `~` and `/` in keys")
+def _pointer_not_escaped() -> None:
+    jsontext = _m("ryusen_sdk.jsontext")
+    replace_everywhere(jsontext.pointer_join, lambda pointer, token: f"{pointer}/{token}")
+
+
+@mutant("history-values-unchecked", "history values are not validated (decoded leniently)")
+def _history_values_unchecked() -> None:
+    codec = _m("ryusen_sdk.codec")
+    original = codec.from_tagged
+
+    def from_tagged(document, pointer=""):
+        if pointer.startswith("/body/history/"):
+            try:
+                return original(document, pointer)
+            except Exception:  # noqa: BLE001 - the fault: swallow the refusal
+                return None
+        return original(document, pointer)
+
+    codec.from_tagged = from_tagged
+
+
+# ------------------------------------------------------------------------- more envelopes
+
+
+@mutant("unknown-variant-as-malformed", "unknown enum variants are refused as protocol.malformed")
+def _unknown_variant_as_malformed() -> None:
+    errors = _m("ryusen_sdk.errors")
+    original = errors.ProtocolError.__init__
+
+    def init(self, category, pointer, message=""):
+        if category == "protocol.unknown_variant":
+            category = "protocol.malformed"
+        original(self, category, pointer, message)
+
+    errors.ProtocolError.__init__ = init
+
+
+@mutant("higher-minor-refused", "a 1.x version other than 1.0 is refused as unsupported")
+def _higher_minor_refused() -> None:
+    codec = _m("ryusen_sdk.codec")
+    original = codec.version_major
+
+    def version_major(text):
+        major = original(text)
+        return major if text == "1.0" or major is None else major + 1
+
+    replace_everywhere(original, version_major)
+
+
+@mutant("missing-members-defaulted", "a missing history, run_id or target gets a default")
+def _missing_members_defaulted() -> None:
+    codec = _m("ryusen_sdk.codec")
+    original = codec.decode_invoke
+
+    def decode_invoke(envelope, payload_size):
+        body = dict(envelope.body)
+        body.setdefault("history", [])
+        body.setdefault("run_id", "run")
+        if body.get("mode") in ("forward", "compensate") and "target" not in body:
+            body["mode"] = "discover"
+        envelope = codec.Envelope(envelope.version, envelope.kind, envelope.id, body)
+        return original(envelope, payload_size)
+
+    replace_everywhere(original, decode_invoke)
+
+
+@mutant(
+    "duplicate-history-last-wins", "a repeated history step_id is accepted; the last entry wins"
+)
+def _duplicate_history_last_wins() -> None:
+    codec = _m("ryusen_sdk.codec")
+    original = codec.decode_invoke
+
+    def decode_invoke(envelope, payload_size):
+        history = envelope.body.get("history")
+        if isinstance(history, list):
+            kept: dict = {}
+            for entry in history:
+                key = entry.get("step_id") if isinstance(entry, dict) else id(entry)
+                kept.pop(key, None)
+                kept[key] = entry
+            body = dict(envelope.body, history=list(kept.values()))
+            envelope = codec.Envelope(envelope.version, envelope.kind, envelope.id, body)
+        return original(envelope, payload_size)
+
+    replace_everywhere(original, decode_invoke)
+
+
+@mutant("target-phase-unchecked", "a target phase that does not match the mode is accepted")
+def _target_phase_unchecked() -> None:
+    codec = _m("ryusen_sdk.codec")
+    original = codec._target
+
+    def target(body, run_id, mode):
+        raw = body.get("target")
+        if isinstance(raw, dict) and raw.get("phase") in ("forward", "compensation"):
+            body = dict(body, target=dict(raw, phase=codec.PHASE_OF_MODE[mode]))
+        return original(body, run_id, mode)
+
+    codec._target = target
+
+
+@mutant("unknown-function-discovery-failed", "a discovery of an unknown function is `failed`")
+def _unknown_function_discovery_failed() -> None:
+    invocation = _m("ryusen_sdk.invocation")
+    answers = _m("ryusen_sdk.answers")
+    original = invocation.execute
+
+    def execute(registry, request, admission_open=True):
+        if registry.handler(request.function_id) is None and request.mode == "discover":
+            record = {"category": "sdk.unknown_function", "message": "unknown function",
+                      "retryable": False, "details": {}}  # fmt: skip
+            return answers.failed(record)
+        return original(registry, request, admission_open)
+
+    replace_everywhere(original, execute)
+
+
+@mutant("registration-refusal-as-failure", "register_refused is surfaced as a failed registration")
+def _registration_refusal_as_failure() -> None:
+    host = _m("conform_host.host")
+    original = host.Host.send
+
+    def send(self, kind, frame_id, body):
+        if kind == "conform.registration_outcome" and body.get("status") == "refused":
+            error = {"category": "sdk.registration_refused", "message": str(body.get("code")),
+                     "retryable": False, "details": {}}  # fmt: skip
+            body = {"status": "failed", "error": error}
+        original(self, kind, frame_id, body)
+
+    host.Host.send = send
+
+
+@mutant("manifest-rejection-code-lost", "a manifest_rejected code is not surfaced (generic code)")
+def _manifest_rejection_code_lost() -> None:
+    worker = _m("ryusen_sdk.worker")
+    original = worker.publication_result
+
+    def publication_result(kind, body):
+        result = original(kind, body)
+        if result.status == "rejected":
+            return worker.Publication("rejected", code="rejected")
+        return result
+
+    replace_everywhere(original, publication_result)

@@ -12,7 +12,7 @@ import pytest
 from fakepeer.cases import load_fixtures
 from fakepeer.session import Outcome, RunOptions, default_target, run_suite
 
-from .kill_matrix import BASELINE, KillMatrix, build_matrix, render_text, run_mutant
+from .kill_matrix import BASELINE, MATRIX_FILE, KillMatrix, build_matrix, render_text, run_mutant
 from .patches import MUTANTS
 
 #: Mutants no fixture catches yet, each with the fixture that is missing. The test fails when
@@ -51,6 +51,12 @@ def test_known_survivors_still_survive(matrix: KillMatrix) -> None:
 
 def test_catalog_is_large_enough() -> None:
     assert len(MUTANTS) >= 20
+
+
+def test_committed_kill_matrix_lists_every_mutant() -> None:
+    text = MATRIX_FILE.read_text(encoding="utf-8")
+    missing = sorted(name for name in MUTANTS if f"| `{name}` |" not in text)
+    assert not missing, f"stale KILL_MATRIX.md: python -m tests.mutants.kill_matrix ({missing})"
 
 
 def test_baseline_wrapper_agrees_with_the_reference_host() -> None:

@@ -169,3 +169,29 @@ def test_frames_in_the_wrong_direction_and_bad_ids() -> None:
 def test_an_oversized_frame_breaks_the_stream() -> None:
     status, answers = _serve(struct.pack(">I", 16_777_217))
     assert (status, answers) == (1, [])
+
+
+def test_register_configuration_must_give_non_empty_identities() -> None:
+    for body in (
+        {"scope": SCOPE, "release_id": "", "instance_id": "i"},
+        {"scope": SCOPE, "release_id": None, "instance_id": ""},
+    ):
+        _, answers = _serve(_frame("conform.register", "c#1", body))
+        assert [a["kind"] for a in answers] == ["protocol_error"]
+        assert answers[0]["body"]["error"]["category"] == "protocol.malformed"
+
+
+def test_a_stray_frame_during_an_exchange_is_answered_and_the_wait_goes_on() -> None:
+    ack = {"version": "1.0", "capabilities": [], "required_capabilities": []}
+    _, answers = _serve(
+        _register(),
+        _frame("manifest_activated", "c#1", {}),
+        b"\x00\x00\x00\x01{",
+        _frame("register_ack", "c#1", ack),
+    )
+    assert [(a["kind"], a["id"]) for a in answers] == [
+        ("register", "c#1"),
+        ("protocol_error", "c#1"),
+        ("protocol_error", "-"),
+        ("conform.registration_outcome", "c#1"),
+    ]

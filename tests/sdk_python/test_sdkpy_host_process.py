@@ -102,3 +102,19 @@ def test_handshake_and_discovery_over_frames() -> None:
         if session.process.poll() is None:
             session.process.kill()
             session.process.wait()
+
+
+def test_conform_runs_through_a_symlink_from_any_directory(tmp_path: Path) -> None:
+    link = tmp_path / "conform"
+    link.symlink_to(CONFORM)
+    reset = json.dumps({"version": "1.0", "kind": "conform.reset", "id": "r", "body": {}}).encode()
+    result = subprocess.run(
+        [str(link)],
+        input=struct.pack(">I", len(reset)) + reset,
+        capture_output=True,
+        cwd=tmp_path,
+        timeout=30,
+    )
+    assert result.returncode == 0
+    (length,) = struct.unpack(">I", result.stdout[:4])
+    assert json.loads(result.stdout[4 : 4 + length])["kind"] == "conform.ack"

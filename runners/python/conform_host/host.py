@@ -99,7 +99,8 @@ class Host:
                 answer = execute(self.registry, request, self.admission_open)
                 self.send(answer.kind, envelope.id, answer.body)
             elif kind == "protocol_error":
-                log.warning("bench reported a protocol error: %s", envelope.body)
+                # A valid report is not answered (no error ping-pong); a broken one is (§10.9).
+                log.warning("peer reported a protocol error: %s", decode_body(envelope))
             elif kind in REQUEST_KINDS:
                 self.control(envelope, decode_body(envelope))
             else:
@@ -131,25 +132,37 @@ class Host:
     def await_answer(self, kinds: Iterable[str]) -> tuple[str, dict[str, Any]] | None:
         """Read the server's answer to an exchange; None if the bench moved on to a request.
 
-        A server answer that does not decode (or a `protocol_error` from the server) comes back
-        as `("failed", {"error": record})`: the outcome is `failed` with that error (§12.3).
+        An expected answer that does not decode (or a `protocol_error` from the server) comes
+        back as `("failed", {"error": record})`: the outcome is `failed` (§12.3). A frame that is
+        not one of the expected answers is answered with `protocol_error` and the wait goes on.
         """
-        payload = self.next_frame()
-        try:
-            envelope = decode_envelope(payload)
-        except FrameError as exc:
-            return "failed", {"error": exc.error.to_record()}
-        if envelope.kind in REQUEST_KINDS:
-            self._pushed_back = payload
-            return None
-        try:
-            if envelope.kind == "protocol_error":
-                return "failed", {"error": decode_body(envelope)["error"]}
-            if envelope.kind not in kinds:
-                raise ProtocolError("protocol.malformed", "/kind", f"{envelope.kind} out of turn")
-            return envelope.kind, decode_body(envelope)
-        except ProtocolError as error:
-            return "failed", {"error": error.to_record()}
+        wanted = set(kinds)
+        while True:
+            payload = self.next_frame()
+            try:
+                envelope = decode_envelope(payload)
+            except FrameError as exc:
+                if exc.kind in wanted:
+                    return "failed", {"error": exc.error.to_record()}
+                self.send_error(exc.error, exc.reply_id)
+                continue
+            if envelope.kind in REQUEST_KINDS:
+                self._pushed_back = payload
+                return None
+            try:
+                if envelope.kind == "protocol_error":
+                    return "failed", {"error": decode_body(envelope)["error"]}
+                if envelope.kind not in wanted:
+                    raise ProtocolError(
+                        "protocol.malformed", "/kind", f"{envelope.kind} unexpected"
+                    )
+            except ProtocolError as error:
+                self.send_error(error, envelope.id)
+                continue
+            try:
+                return envelope.kind, decode_body(envelope)
+            except ProtocolError as error:
+                return "failed", {"error": error.to_record()}
 
     def register(self, frame_id: str, body: dict[str, Any]) -> None:
         scope = body["scope"]
@@ -230,13 +243,20 @@ def _registry_spec(spec: dict[str, Any]) -> dict[str, Any]:
                 raise ProtocolError("protocol.malformed", pointer, "expected an object")
             entry = {m: member(item, m, pointer, is_str) for m in members}
             if name == "functions" and item.get("timeout") is not None:
-                entry["timeout"] = member(item, "timeout", pointer, is_str)
+                # A duration string (§6); an integer is accepted as the typed form (ms).
+                entry["timeout"] = member(item, "timeout", pointer, _is_timeout)
             result[name].append(entry)
     return result
+
+
+def _is_timeout(value: Any) -> bool:
+    return is_str(value) or (type(value) is int)
 
 
 def main() -> int:
     """Run the host on the process's binary stdin/stdout; logs go to stderr only."""
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="conform-py: %(message)s")
-    host = Host(sys.stdin.buffer, sys.stdout.buffer)
+    frames_out = sys.stdout.buffer
+    sys.stdout = sys.stderr  # a stray print() must never corrupt the framed stream
+    host = Host(sys.stdin.buffer, frames_out)
     return host.serve()

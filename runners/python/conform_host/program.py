@@ -21,7 +21,7 @@ from ryusen_sdk import (
     json_to_bytes,
     to_wire_millis,
 )
-from ryusen_sdk.errors import error_from_exception
+from ryusen_sdk.errors import CATEGORY_PATTERN, error_from_exception
 
 _MISSING = object()
 
@@ -83,7 +83,7 @@ def parse_record(value: Any) -> dict[str, Any]:
     """An error record written as a plain object (§13.2), validated."""
     if not isinstance(value, dict):
         raise BadProgram("an error record is an object")
-    category = _get(value, "category", _is_str)
+    category = _get(value, "category", lambda v: _is_str(v) and CATEGORY_PATTERN.fullmatch(v))
     message = _get(value, "message", _is_str, "")
     retryable = _get(value, "retryable", _is_bool, False)
     details = _get(value, "details", _is_string_map, {})

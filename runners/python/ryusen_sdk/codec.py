@@ -88,10 +88,11 @@ class Envelope:
 class FrameError(Exception):
     """A frame that does not decode: answer `protocol_error` on `reply_id` (§10.9)."""
 
-    def __init__(self, error: ProtocolError, reply_id: str) -> None:
+    def __init__(self, error: ProtocolError, reply_id: str, kind: str | None = None) -> None:
         super().__init__(error.message)
         self.error = error
         self.reply_id = reply_id
+        self.kind = kind  # the frame's `kind` when it had a string one, for exchanges
 
 
 def _malformed(pointer: str, message: str) -> ProtocolError:
@@ -121,6 +122,7 @@ def decode_envelope(payload: bytes, receivable: frozenset[str] = RECEIVABLE_KIND
     except JsonTextError as exc:
         raise FrameError(_malformed("", f"not one UTF-8 JSON text: {exc}"), NO_ID) from None
     reply_id = _reply_id(document)
+    raw_kind = document.get("kind") if isinstance(document, dict) else None
     try:
         if not isinstance(document, dict):
             raise _malformed("", "an envelope is a JSON object")
@@ -145,7 +147,8 @@ def decode_envelope(payload: bytes, receivable: frozenset[str] = RECEIVABLE_KIND
         if kind not in ALL_KINDS or kind not in receivable:
             raise ProtocolError("protocol.unknown_variant", "/kind", f"unknown kind {kind!r}")
     except ProtocolError as error:
-        raise FrameError(error, reply_id) from None
+        kind_text = raw_kind if isinstance(raw_kind, str) else None
+        raise FrameError(error, reply_id, kind_text) from None
     return Envelope(version, kind, frame_id, body)  # type: ignore[arg-type]
 
 
@@ -363,8 +366,8 @@ def decode_body(envelope: Envelope) -> dict[str, Any]:
     if kind == "conform.register":
         return {
             "scope": scope(body, p),
-            "release_id": member(body, "release_id", p, is_str_or_null),
-            "instance_id": member(body, "instance_id", p, is_str),
+            "release_id": member(body, "release_id", p, lambda v: v is None or is_nonempty_str(v)),
+            "instance_id": member(body, "instance_id", p, is_nonempty_str),
         }
     if kind == "conform.publish":
         result = {

@@ -56,6 +56,19 @@ class WorkerConfig:
     max_concurrent: int = 1
     sdk: SdkInfo = field(default_factory=SdkInfo)
 
+    def __post_init__(self) -> None:
+        for name in ("workspace_id", "application_id", "instance_id"):
+            if not isinstance(getattr(self, name), str) or not getattr(self, name):
+                raise ValueError(f"{name} must be a non-empty string")
+        if self.release_id is not None and (
+            not isinstance(self.release_id, str) or not self.release_id
+        ):
+            raise ValueError("release_id is a non-empty string, or None for the unversioned group")
+        if isinstance(self.max_concurrent, bool) or not isinstance(self.max_concurrent, int):
+            raise ValueError("max_concurrent must be an integer")
+        if not 1 <= self.max_concurrent <= 2**31 - 1:
+            raise ValueError("max_concurrent must be at least 1")
+
     @property
     def scope(self) -> dict[str, str]:
         return {"workspace_id": self.workspace_id, "application_id": self.application_id}

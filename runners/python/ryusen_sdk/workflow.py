@@ -29,7 +29,7 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 class Suspension(BaseException):  # noqa: N818 - a control signal, not an error
-    """The SDK-internal signal that stops a pass (§11.2 item 5).
+    """The SDK-internal signal that stops a pass (§11.2 item 6).
 
     It derives from BaseException so an application's `except Exception` never catches it.
     """

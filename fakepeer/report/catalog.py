@@ -1,0 +1,57 @@
+"""What a report says about a fixture beyond its result: its title and the RFD 2 rule it checks.
+
+Results (CaseResult) carry only what the run produced; the reports that a person reads (HTML,
+and the JSON report so a merged report can be rendered again) also name the rule under test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from fakepeer.cases.model import Fixture
+
+
+@dataclass(frozen=True)
+class CaseInfo:
+    """A fixture's title and rule: the RFD 2 section and quote, and the protocol section."""
+
+    title: str
+    section: str
+    quote: str
+    protocol: str | None = None
+
+    def rule_json(self) -> dict:
+        rule = {"section": self.section, "quote": self.quote}
+        if self.protocol:
+            rule["protocol"] = self.protocol
+        return rule
+
+
+Catalog = Mapping[str, CaseInfo]
+
+
+def catalog_from_fixtures(fixtures: Iterable[Fixture]) -> dict[str, CaseInfo]:
+    """Fixture id -> CaseInfo, for the fixtures a run selected."""
+    return {
+        fixture.id: CaseInfo(
+            fixture.title, fixture.rule.section, fixture.rule.quote, fixture.rule.protocol
+        )
+        for fixture in fixtures
+    }
+
+
+def catalog_from_document(document: dict) -> dict[str, CaseInfo]:
+    """The CaseInfo the JSON report recorded per case (reports without it give an empty map)."""
+    catalog = {}
+    for sdk in document.get("sdks", []):
+        for case in sdk.get("cases", []):
+            rule = case.get("rule")
+            if isinstance(rule, dict) and "title" in case:
+                catalog[case["id"]] = CaseInfo(
+                    case["title"],
+                    rule.get("section", ""),
+                    rule.get("quote", ""),
+                    rule.get("protocol"),
+                )
+    return catalog

@@ -1,0 +1,227 @@
+"""The HTML report (`--html`): one self-contained page a person opens in a browser.
+
+Like Autobahn's agent-by-case report: totals, the categories x SDKs summary, then every fixture
+(rows, grouped by category) by every SDK (columns), each cell coloured by outcome and linking to
+the case's details (rule, diff, stderr, wire log) further down the same page. The page loads
+nothing: CSS and a few lines of JS are inline in report.html.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from importlib import resources
+from pathlib import Path
+
+from fakepeer import __version__
+from fakepeer.protocol.version import PROTOCOL_VERSION
+from fakepeer.report.catalog import Catalog
+from fakepeer.report.document import RunInfo
+from fakepeer.report.htmlcase import case_details
+from fakepeer.report.htmltext import anchor, attr, category_anchor, text
+from fakepeer.report.matrix import Cell, Matrix, Status, build_matrix, case_status
+from fakepeer.session.outcomes import OUTCOME_ORDER, summary_line
+from fakepeer.session.results import CaseResult, RunResult
+
+_SLOT = re.compile(r"\{\{(\w+)\}\}")
+_FIRST_FINDING = 300  # characters of a failing case's first finding shown in the header list
+
+
+def to_html(run: RunResult, info: RunInfo | None = None) -> str:
+    """The whole page as text."""
+    info = info or RunInfo()
+    matrix = build_matrix(run)
+    slots = {
+        "version": attr(__version__),  # used in an attribute and in text
+        "title": text(f"Ryusen conformance: {summary_line(run.counts())}"),
+        "header": _header(run, info),
+        "sdks": _sdks(run, matrix),
+        "summary": _summary(matrix),
+        "matrix": _fixture_grid(run, info.catalog),
+        "cases": _cases(run, info),
+    }
+    # One pass: text put into a slot is never scanned for slots again.
+    return _SLOT.sub(lambda match: slots[match.group(1)], _template())
+
+
+def write_html(run: RunResult, path: Path, info: RunInfo | None = None) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # text() already shows lone surrogates as escapes; "replace" only guards against a slip.
+    path.write_text(to_html(run, info), encoding="utf-8", errors="replace")
+
+
+def _template() -> str:
+    return resources.files("fakepeer.report").joinpath("report.html").read_text(encoding="utf-8")
+
+
+def _header(run: RunResult, info: RunInfo) -> str:
+    tally = run.counts()
+    status = run.exit_status()
+    badges = " ".join(
+        f'<span class="s-{_outcome_status(o.value)}">{tally[o.value]} {o.value}</span>'
+        for o in OUTCOME_ORDER
+        if tally[o.value]
+    )
+    facts = [
+        f"written {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}",
+        f"ryusen-conform {text(__version__)}",
+        f"protocol {text(PROTOCOL_VERSION)}",
+        f"{len(run.sdks)} SDK(s)",
+        f"{len(_fixture_categories(run))} fixture(s)",
+    ]
+    if info.timeout is not None:
+        facts.append(f"case timeout {info.timeout:g} s")
+    if info.shard:
+        facts.append(f"shard {text(info.shard)}")
+    if run.strict:
+        facts.append("--strict")
+    verdict = "s-pass" if status == 0 else "s-fail"
+    return "\n".join(
+        [
+            "<h1>Ryusen conformance report</h1>",
+            f'<p class="totals"><span class="{verdict}">&nbsp;{text(summary_line(tally))}'
+            f'&nbsp;</span> <span class="muted">(exit status {status})</span></p>',
+            f'<p class="badges">{badges}</p>',
+            f'<p class="muted">{" · ".join(facts)}</p>',
+            _failing_links(run),
+        ]
+    )
+
+
+def _outcome_status(outcome: str) -> str:
+    return {"pass": "pass", "fail": "fail", "error": "fail", "xpass": "warn"}.get(outcome, "skip")
+
+
+def _failing_links(run: RunResult) -> str:
+    """Every case that fails the run, linked, so the first thing on the page is the work to do."""
+    items = []
+    for index, sdk in enumerate(run.sdks):
+        for case in sdk.results:
+            if case.fails_run(run.strict):
+                first = case.diff.partition("\n")[0][:_FIRST_FINDING]
+                detail = f"<br><code>{text(first)}</code>" if first else ""
+                items.append(
+                    f'<li><a href="#{anchor(index, case.id)}"><code>{text(case.id)}</code></a> '
+                    f"on <code>{text(sdk.label)}</code>: {text(case.outcome.value)}: "
+                    f"{text(case.reason)}{detail}</li>"
+                )
+    if not items:
+        return ""
+    return f"<h3>Cases that fail the run ({len(items)})</h3>\n<ul>\n" + "\n".join(items) + "\n</ul>"
+
+
+def _sdks(run: RunResult, matrix: Matrix) -> str:
+    rows = []
+    for sdk in run.sdks:
+        caps = "never registered" if sdk.capabilities is None else ", ".join(sdk.capabilities)
+        problems = "<br>".join(text(p) for p in sdk.handshake_problems) or "none"
+        rows.append(
+            "<tr>"
+            f"<td><code>{text(sdk.label)}</code></td>"
+            f'<td class="mono">{text(" ".join(sdk.command))}</td>'
+            f"<td>{text(caps)}</td>"
+            f"<td>{problems}</td>"
+            f'<td class="num">{sdk.starts}</td>'
+            f'<td class="num">{sdk.duration:.2f} s</td>'
+            f"{_cell_td(matrix.totals[sdk.label], None)}"
+            "</tr>"
+        )
+    return (
+        "<table><thead><tr><th>SDK</th><th>command</th><th>capabilities offered</th>"
+        "<th>register frame problems</th><th>process starts</th><th>duration</th>"
+        "<th>result</th></tr></thead><tbody>\n" + "\n".join(rows) + "\n</tbody></table>"
+    )
+
+
+def _summary(matrix: Matrix) -> str:
+    head = "".join(f"<th><code>{text(sdk)}</code></th>" for sdk in matrix.sdks)
+    rows = []
+    for category in matrix.categories:
+        link = f"#{category_anchor(category)}"
+        cells = "".join(_cell_td(matrix.cell(category, sdk), link) for sdk in matrix.sdks)
+        rows.append(f'<tr><th><a href="{link}">{text(category)}</a></th>{cells}</tr>')
+    totals = "".join(_cell_td(matrix.totals[sdk], None) for sdk in matrix.sdks)
+    rows.append(f"<tr><th>total</th>{totals}</tr>")
+    return (
+        f"<table><thead><tr><th>category</th>{head}</tr></thead><tbody>\n"
+        + "\n".join(rows)
+        + "\n</tbody></table>"
+    )
+
+
+def _cell_td(cell: Cell, link: str | None) -> str:
+    content = text(cell.text)
+    if link is not None:
+        content = f'<a href="{link}">{content}</a>'
+    return f'<td class="cell s-{cell.status.value}">{content}</td>'
+
+
+def _fixture_categories(run: RunResult) -> dict[str, str]:
+    """Every fixture any SDK ran -> its category."""
+    return {case.id: case.category for sdk in run.sdks for case in sdk.results}
+
+
+def _fixture_grid(run: RunResult, catalog: Catalog) -> str:
+    """Rows: fixtures grouped by category; columns: SDKs; each cell links to the case details."""
+    categories = _fixture_categories(run)
+    by_sdk = [{case.id: case for case in sdk.results} for sdk in run.sdks]
+    head = "".join(f"<th><code>{text(sdk.label)}</code></th>" for sdk in run.sdks)
+    bodies = []
+    for category in sorted(set(categories.values())):
+        ids = sorted(i for i, c in categories.items() if c == category)
+        rows = [
+            f'<tr class="category"><th colspan="{len(run.sdks) + 1}">{text(category)} '
+            f'<span class="muted">({_count(len(ids), "fixture")})</span></th></tr>'
+        ]
+        rows.extend(_fixture_row(fixture_id, by_sdk, catalog, run.strict) for fixture_id in ids)
+        bodies.append(
+            f'<tbody id="{category_anchor(category)}">\n' + "\n".join(rows) + "\n</tbody>"
+        )
+    return (
+        f'<table class="grid"><thead><tr><th>fixture</th>{head}</tr></thead>\n'
+        + "\n".join(bodies)
+        + "\n</table>"
+    )
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
+
+
+def _fixture_row(
+    fixture_id: str, by_sdk: list[dict[str, CaseResult]], catalog: Catalog, strict: bool
+) -> str:
+    cells = []
+    statuses = []
+    for index, cases in enumerate(by_sdk):
+        case = cases.get(fixture_id)
+        if case is None:
+            cells.append('<td class="cell s-empty" title="not run">-</td>')
+            continue
+        status = case_status(case, strict)
+        statuses.append(status)
+        label = case.outcome.value + (" (warning)" if status is Status.WARN else "")
+        tip = f' title="{attr(case.reason)}"' if case.reason else ""
+        cells.append(
+            f'<td class="cell s-{status.value}"><a href="#{anchor(index, fixture_id)}"{tip}>'
+            f"{text(label)}</a></td>"
+        )
+    row_class = "all-pass" if all(s is Status.PASS for s in statuses) else "problem"
+    info = catalog.get(fixture_id)
+    title = f' <span class="title">{text(info.title)}</span>' if info else ""
+    return (
+        f'<tr class="{row_class}"><td class="fixture"><code>{text(fixture_id)}</code>{title}</td>'
+        + "".join(cells)
+        + "</tr>"
+    )
+
+
+def _cases(run: RunResult, info: RunInfo) -> str:
+    parts = []
+    for index, sdk in enumerate(run.sdks):
+        parts.append(f"<h3>SDK <code>{text(sdk.label)}</code></h3>")
+        parts.extend(
+            case_details(case, anchor(index, case.id), info.catalog.get(case.id), run.strict)
+            for case in sdk.results
+        )
+    return "\n".join(parts)

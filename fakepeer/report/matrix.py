@@ -1,0 +1,129 @@
+"""The cross-SDK matrix: categories (rows) by SDKs (columns), outcome counts in each cell.
+
+Every report format renders this one model, so the console, JSON, JUnit, Markdown and HTML
+reports cannot disagree about what a cell says.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from fakepeer.session.outcomes import Outcome, counts
+from fakepeer.session.results import CaseResult, RunResult
+
+_NOT_PASSING = (Outcome.FAIL, Outcome.ERROR, Outcome.SKIP, Outcome.XFAIL, Outcome.XPASS)
+
+
+class Status(StrEnum):
+    """How a cell reads at a glance; it chooses the cell's colour in every format."""
+
+    PASS = "pass"  # every case passed
+    FAIL = "fail"  # at least one case fails the run
+    WARN = "warn"  # failures that do not fail the run (recommended level, xpass without --strict)
+    SKIP = "skip"  # nothing failed, but some cases were skipped or are known failures
+    EMPTY = "empty"  # this SDK ran no case of this category (e.g. one shard of a run)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """The cases of one category (or of all of them) run against one SDK."""
+
+    counts: dict[str, int]
+    fails_run: int
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def passed(self) -> int:
+        return self.counts[Outcome.PASS.value]
+
+    @property
+    def status(self) -> Status:
+        if self.total == 0:
+            return Status.EMPTY
+        if self.fails_run:
+            return Status.FAIL
+        if self.counts["fail"] or self.counts["error"] or self.counts["xpass"]:
+            return Status.WARN
+        if self.passed < self.total:
+            return Status.SKIP
+        return Status.PASS
+
+    @property
+    def text(self) -> str:
+        """`26/26` when all pass, else `24/26` followed by the count of every other outcome."""
+        if self.total == 0:
+            return "-"
+        head = f"{self.passed}/{self.total}"
+        rest = [f"{self.counts[o.value]} {o.value}" for o in _NOT_PASSING if self.counts[o.value]]
+        return " ".join([head, *rest])
+
+    def to_json(self) -> dict:
+        return {**self.counts, "total": self.total, "fails_run": self.fails_run}
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """Rows are categories in name order, columns are SDK labels in run order."""
+
+    sdks: tuple[str, ...]
+    categories: tuple[str, ...]
+    cells: dict[tuple[str, str], Cell]  # (category, sdk label) -> cell
+    totals: dict[str, Cell]  # sdk label -> cell over every category
+
+    def cell(self, category: str, sdk: str) -> Cell:
+        return self.cells[(category, sdk)]
+
+    def to_json(self) -> dict:
+        """The `matrix` member of the JSON report (report.schema.json `#/$defs/matrix`)."""
+        return {
+            "sdks": list(self.sdks),
+            "categories": list(self.categories),
+            "rows": [
+                {
+                    "category": category,
+                    "cells": [
+                        {"sdk": sdk, **self.cell(category, sdk).to_json()} for sdk in self.sdks
+                    ],
+                }
+                for category in self.categories
+            ],
+            "totals": [{"sdk": sdk, **self.totals[sdk].to_json()} for sdk in self.sdks],
+        }
+
+
+def build_matrix(run: RunResult) -> Matrix:
+    """Count every SDK's outcomes per category."""
+    labels = tuple(sdk.label for sdk in run.sdks)
+    categories = tuple(sorted({case.category for sdk in run.sdks for case in sdk.results}))
+    cells = {}
+    totals = {}
+    for sdk in run.sdks:
+        by_category: dict[str, list[CaseResult]] = {category: [] for category in categories}
+        for case in sdk.results:
+            by_category[case.category].append(case)
+        for category, cases in by_category.items():
+            cells[(category, sdk.label)] = _cell(cases, run.strict)
+        totals[sdk.label] = _cell(sdk.results, run.strict)
+    return Matrix(sdks=labels, categories=categories, cells=cells, totals=totals)
+
+
+def _cell(cases: list[CaseResult], strict: bool) -> Cell:
+    return Cell(
+        counts=counts(case.outcome for case in cases),
+        fails_run=sum(1 for case in cases if case.fails_run(strict)),
+    )
+
+
+def case_status(case: CaseResult, strict: bool) -> Status:
+    """The status of a single case, for the per-fixture grid of the HTML report."""
+    if case.fails_run(strict):
+        return Status.FAIL
+    if case.outcome in (Outcome.FAIL, Outcome.ERROR, Outcome.XPASS):
+        return Status.WARN
+    if case.outcome is Outcome.PASS:
+        return Status.PASS
+    return Status.SKIP

@@ -1,0 +1,55 @@
+"""The bench against both reference SDKs over the whole corpus: this is how CI runs the bench.
+
+It runs the real command line, `ryusen-conform run --sdk runners/python/conform --sdk
+runners/node/conform`, and requires both SDKs to pass every fixture. It never skips: a machine
+without the JavaScript SDK's dependencies fails with the command that installs them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from fakepeer.cases import default_fixture_dir, load_fixtures
+
+ROOT = Path(__file__).resolve().parent.parent
+SDKS = ["runners/python/conform", "runners/node/conform"]
+INSTALL = "npm ci --prefix runners/node"
+
+
+def _require_node() -> None:
+    """Fail, never skip, when the JavaScript SDK cannot start."""
+    assert shutil.which("node"), f"node is not on PATH: install Node.js 20, then run `{INSTALL}`"
+    node_modules = ROOT / "runners" / "node" / "node_modules"
+    assert node_modules.is_dir(), (
+        f"{node_modules} is missing: run `{INSTALL}` from the repository root first"
+    )
+
+
+def test_both_reference_sdks_pass_the_whole_corpus(tmp_path: Path) -> None:
+    _require_node()
+    report, html = tmp_path / "report.json", tmp_path / "report.html"
+    command = [sys.executable, "-m", "fakepeer", "run"]  # the same program as `ryusen-conform`
+    for sdk in SDKS:
+        command += ["--sdk", sdk]
+    command += ["--report-json", str(report), "--html", str(html)]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=900)
+    output = result.stdout[-20_000:] + result.stderr[-5_000:]
+    assert result.returncode == 0, output
+
+    corpus = len(load_fixtures([default_fixture_dir()]))
+    document = json.loads(report.read_text(encoding="utf-8"))
+    assert [sdk["label"] for sdk in document["sdks"]] == SDKS
+    for sdk in document["sdks"]:
+        summary = sdk["summary"]
+        assert (summary["fail"], summary["error"]) == (0, 0), (sdk["label"], summary)
+        assert summary["total"] == len(sdk["cases"]) == corpus, (sdk["label"], summary)
+    assert all(total["fails_run"] == 0 for total in document["matrix"]["totals"])
+    last = result.stdout.rstrip("\n").splitlines()[-1]
+    assert re.fullmatch(r"\d+ passed, 0 failed(, \d+ skipped)?", last), last
+    text = html.read_text(encoding="utf-8")
+    assert text.count('<details class="case ') == 2 * corpus
