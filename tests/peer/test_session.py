@@ -5,6 +5,7 @@ from __future__ import annotations
 from fakepeer.cases import Scenario
 from fakepeer.compare import Comparer
 from fakepeer.session import Outcome, SdkSession, run_case
+from fakepeer.session.sdk import SessionError
 
 from .helpers import echo_scenario
 from .mock_sdk import CAPABILITIES, MockSdk
@@ -173,3 +174,30 @@ def test_a_case_that_registers_again_is_followed_by_the_bench_handshake() -> Non
     after = [e["kind"] for e in sdk.received].count("conform.register")
     assert after == before + 1 and sdk.starts == 1
     assert not session.registration_dirty
+
+
+def _ack_check(answer: bytes) -> str:
+    """Run one reset whose ack is `answer` (bytes as written); '' when it is accepted."""
+    session = SdkSession(MockSdk().factory)
+    session.ensure_started(None)
+    session.reset(None)
+    ident = session._pending_reset
+    assert ident is not None
+    try:
+        session._check_ack(ident, answer.replace(b"ID", ident.encode()))
+    except SessionError as exc:
+        return exc.reason
+    return ""
+
+
+def test_reset_ack_is_accepted_in_any_encoding_and_checked_in_every_one() -> None:
+    # Byte-exact forms (no decoding) and any other spelling (decoded) are both accepted.
+    assert _ack_check(b'{"version":"1.0","kind":"conform.ack","id":"ID","body":{}}') == ""
+    assert _ack_check(b'{"body":{},"id":"ID","kind":"conform.ack","version":"1.0"}') == ""
+    assert _ack_check(b'{ "kind": "conform.ack", "id": "ID", "version": "1.0", "body": {} }') == ""
+    # Wrong id or kind fail whatever the spelling.
+    wrong_id = b'{"version":"1.0","kind":"conform.ack","id":"IDx","body":{}}'
+    assert "answered out of turn" in _ack_check(wrong_id)
+    wrong_kind = b'{"version":"1.0","kind":"conform.nak","id":"ID","body":{}}'
+    assert "not conform.ack" in _ack_check(wrong_kind)
+    assert "wrote garbage" in _ack_check(b'{"version":"1.0","kind":"conform.ack","id":"ID"')
