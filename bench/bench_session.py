@@ -4,9 +4,10 @@
 Both run over the same kind of pipe to a Python subprocess. A bench case is what `ryusen-conform
 run` does per fixture: `conform.reset` and its ack, one `invoke` and its answer, JSON decoding,
 schema validation, canonical comparison, the wire log and the result record. The raw echo does
-the same two round trips of the same payload sizes with no work at all. Usage:
+the same two round trips of the same payload sizes with no work at all. The bench is judged per
+case once the host is up (as the echo is); the whole run, spawn included, is printed too. Usage:
 
-    python bench/bench_session.py [--cases 2000]
+    python bench/bench_session.py [--cases 2000] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -17,14 +18,16 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from table_sdk import write_table  # noqa: E402
+
 from fakepeer.cases import Scenario  # noqa: E402
 from fakepeer.session import RunOptions, SdkTarget, run_suite  # noqa: E402
 from fakepeer.transport import SubprocessTransport  # noqa: E402
-from table_sdk import write_table  # noqa: E402
 
 TABLE = Path(tempfile.mkdtemp(prefix="ryusen-bench-")) / "answers.bin"
 
@@ -67,18 +70,28 @@ def answer_table(fixtures: list) -> list[tuple[bytes, bytes]]:
     return pairs
 
 
-def bench_session(fixtures: list, validate: bool = True) -> tuple[float, int]:
+class Timing(NamedTuple):
+    """One bench run: the whole `run_suite` call, and its steady state between case results."""
+
+    whole: float  # spawn, handshake, every case, shutdown
+    steady: float  # from the first case's result to the last one's: cases 2..N
+
+
+def bench_session(fixtures: list, validate: bool = True) -> Timing:
     argv = [sys.executable, str(HERE / "table_sdk.py"), str(TABLE)]
     target = SdkTarget("bench-table", argv, lambda: SubprocessTransport(argv))
     options = RunOptions(timeout=5.0, validator=None if validate else (lambda envelope: []))
+    stamps: list[float] = []
     started = time.perf_counter()
-    result = run_suite([target], fixtures, options)
+    result = run_suite(
+        [target], fixtures, options, lambda _t, _r: stamps.append(time.perf_counter())
+    )
     elapsed = time.perf_counter() - started
     passed = sum(1 for case in result.sdks[0].results if case.outcome == "pass")
     if passed != len(fixtures):
         bad = next(case for case in result.sdks[0].results if case.outcome != "pass")
         raise SystemExit(f"bench case failed: {bad.id}: {bad.reason}\n{bad.diff}")
-    return elapsed, passed
+    return Timing(elapsed, stamps[-1] - stamps[0])
 
 
 def bench_raw_echo(fixtures: list, host: str = "echo_host.py") -> float:
@@ -108,25 +121,46 @@ def main() -> None:
     bench_raw_echo(fixtures[:100])  # warm up imports and caches on both sides
     bench_session(fixtures[:100])
     # Best of N, interleaved: the machine may be shared, and noise only ever slows a run down.
-    session_seconds = min(bench_session(fixtures)[0] for _ in range(args.repeat))
-    unvalidated_seconds = min(bench_session(fixtures, False)[0] for _ in range(args.repeat))
-    raw_seconds = min(bench_raw_echo(fixtures) for _ in range(args.repeat))
-    table_seconds = min(bench_raw_echo(fixtures, "table_sdk.py") for _ in range(args.repeat))
-    report(args.cases, session_seconds, unvalidated_seconds, raw_seconds, table_seconds)
+    runs: dict[str, list[float]] = {
+        "whole": [],
+        "steady": [],
+        "stubbed": [],
+        "echo": [],
+        "table": [],
+    }
+    for _ in range(args.repeat):
+        timing = bench_session(fixtures)
+        runs["whole"].append(timing.whole)
+        runs["steady"].append(timing.steady)
+        runs["stubbed"].append(bench_session(fixtures, False).steady)
+        runs["echo"].append(bench_raw_echo(fixtures))
+        runs["table"].append(bench_raw_echo(fixtures, "table_sdk.py"))
+    report(args.cases, {name: min(seconds) for name, seconds in runs.items()})
 
 
-def report(cases: int, session: float, unvalidated: float, raw: float, table: float) -> None:
+def report(cases: int, best: dict[str, float]) -> None:
     """Print one line per measurement, then the ratio the bench is judged by."""
 
-    def line(name: str, seconds: float, note: str) -> None:
-        rate, cost = cases / seconds, seconds * 1e6 / cases
-        print(f"{name:<34} {rate:7.0f} cases/s  {cost:5.0f} us/case  {note}")
+    def line(name: str, seconds: float, count: int, note: str) -> None:
+        rate, cost = count / seconds, seconds * 1e6 / count
+        print(f"{name:<34} {rate:7.0f} cases/s  {cost:5.1f} us/case  {note}")
 
-    line("bench (table SDK)", session, "full runtime, incl. spawn and handshake")
-    line("bench, schema validation stubbed", unvalidated, "the difference is validate_message")
-    line("raw framed echo", raw, "same frames, 2 round trips, no work")
-    line("raw table SDK", table, "same frames to the table host, no bench work")
-    print(f"ratio bench / raw echo: {raw / session:.2f}")
+    steady = cases - 1  # the steady state spans the gaps between N case results
+    line("bench (table SDK)", best["steady"], steady, "per case, after spawn and handshake")
+    line("bench, whole run", best["whole"], cases, "run_suite incl. spawn, handshake, shutdown")
+    line(
+        "bench, schema validation stubbed", best["stubbed"], steady, "the difference is validation"
+    )
+    line("raw framed echo", best["echo"], cases, "same frames, 2 round trips, no work")
+    line("raw table SDK", best["table"], cases, "same frames to the table host, no bench work")
+    fixed = best["whole"] - best["steady"] * cases / steady
+    print(f"fixed cost of a run (spawn, handshake, shutdown): {fixed * 1e3:.0f} ms")
+    per_case = best["steady"] / steady
+    whole = best["whole"] / cases
+    echo = best["echo"] / cases
+    print(
+        f"ratio bench / raw echo: {echo / per_case:.2f} (whole run incl. spawn: {echo / whole:.2f})"
+    )
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ outside the subset is a compile error, so the predicate never ignores a rule.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -34,16 +35,6 @@ def _is_integer(x: Any) -> bool:
 def _is_number(x: Any) -> bool:
     return isinstance(x, int | float) and not isinstance(x, bool)
 
-
-_TYPES: dict[str, Check] = {
-    "object": lambda x: isinstance(x, dict),
-    "array": lambda x: isinstance(x, list),
-    "string": lambda x: isinstance(x, str),
-    "boolean": lambda x: isinstance(x, bool),
-    "null": lambda x: x is None,
-    "integer": _is_integer,
-    "number": _is_number,
-}
 
 #: The source text of each type test, applied to a variable name.
 _TYPE_TESTS = {
@@ -127,12 +118,14 @@ class Compiler:
         self._count = 0
         #: Dispatch tables to fill with functions once they are defined: (table, tag -> name).
         self._fixups: list[tuple[dict[str, Check], dict[str, str]]] = []
+        self._lock = threading.Lock()  # jobs may compile their first frames' kinds at once
 
     def compile_document(self, uri: str) -> Check:
         """The predicate of a whole document."""
-        name = self._ref_name(uri, "")
-        self._generate()
-        return self._namespace[name]  # type: ignore[no-any-return]
+        with self._lock:
+            name = self._ref_name(uri, "")
+            self._generate()
+            return self._namespace[name]  # type: ignore[no-any-return]
 
     # ------------------------------------------------------------------ functions
 
@@ -224,6 +217,7 @@ class Compiler:
         if known == kind:
             return indent
         fn.line(f"if {_TYPE_TESTS[kind].format(var)}:", indent)
+        fn.line("pass", indent + 1)  # the body may turn out empty
         return indent + 1
 
     def _required(
@@ -288,6 +282,7 @@ class Compiler:
             body = self._guarded(fn, "array", var, known, indent)
             item = fn.variable()
             fn.line(f"for {item} in {var}:", body)
+            fn.line("pass", body + 1)
             self._emit(fn, arg, base, item, None, body + 1)
         elif keyword == "allOf":
             if not self._discriminated(fn, arg, base, var, known, indent):

@@ -114,8 +114,13 @@ def _value_violations(envelope: dict[str, Any]) -> list[SchemaViolation]:
     return []
 
 
+#: Longer than any canonical f64 text (`-2.2250738585072014e-308` is 24): not cached.
+_F64_TEXT_CHARS = 32
+
+
 @lru_cache(maxsize=4096)
 def _canonical_f64(text: str) -> bool:
+    """Memoised: the same few numbers recur across frames, and `format_f64` is Python."""
     return parse_f64(text) is not None
 
 
@@ -187,7 +192,7 @@ def _surely_valid_value(doc: Any) -> bool:
                 return False
             bound += len(payload)
         elif tag == "f64":
-            if kind is not str or not _canonical_f64(payload):
+            if kind is not str or len(payload) > _F64_TEXT_CHARS or not _canonical_f64(payload):
                 return False
             bound += len(payload)
         elif tag == "bool":

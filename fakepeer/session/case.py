@@ -39,7 +39,9 @@ def run_case(
     try:
         session.ensure_started(deadline, wire)  # (re)starting does not eat into the case's time
         deadline = _clip(time.monotonic() + timeout, overall_deadline)
-        missing = fixture.missing_capabilities(session.capabilities or frozenset())
+        missing = fixture.capabilities and fixture.missing_capabilities(
+            session.capabilities or frozenset()
+        )
         if missing:
             return _result(
                 fixture,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import collections
 
 import pytest
 
@@ -14,6 +15,7 @@ from fakepeer.compare import (
     compare_frame,
     diff_text,
     explain,
+    plain_json,
     remove_varied,
 )
 from fakepeer.protocol.canonical import canonical_bytes, hash_bytes, hash_document
@@ -186,3 +188,47 @@ def test_comparer_caches_expected_side_per_step() -> None:
     assert comparer.compare(step, _frame("x", {"a": 1})) == []
     assert comparer.compare(step, _frame("x", {"a": 2}))[0].pointer == "/body/a"
     assert canonical_bytes({"a": 1})  # the canonical module stays importable here
+
+
+@pytest.mark.parametrize(
+    ("expected", "actual", "equal"),
+    [
+        ({"a": ["x", {"b": None}]}, {"a": ["x", {"b": None}]}, True),
+        ({"a": ["x", "y"]}, {"a": ["y", "x"]}, False),  # arrays keep their order
+        ({"a": {"b": "1", "c": "2"}}, {"a": {"c": "2", "b": "1"}}, True),  # objects do not
+        ({"a": "1"}, {"a": 1}, False),
+        ({"a": None}, {"a": False}, False),
+        ({"a": [True]}, {"a": [1]}, False),  # Python says True == 1: not JSON
+        ({"a": [[1]]}, {"a": [[1.0]]}, True),  # RFC 8785: 1 and 1.0 are the same number
+        ({"a": [0]}, {"a": [False]}, False),
+        ({"a": {"b": [1, True]}}, {"a": {"b": [True, 1]}}, False),
+        ({"a": []}, {"a": {}}, False),
+    ],
+)
+def test_fast_equality_is_json_equality(expected: dict, actual: dict, equal: bool) -> None:
+    findings = compare_frame(_step("x", expected), _frame("x", actual), _no_schema)
+    assert (findings == []) is equal, findings
+
+
+@pytest.mark.parametrize(
+    ("document", "plain"),
+    [
+        ({"a": ["x", None, {"b": ""}]}, True),
+        ({"a": [1]}, False),
+        ({"a": 1.0}, False),
+        ({"a": {"b": True}}, False),
+        ([None, "x"], True),
+        (collections.OrderedDict(a="x"), False),  # not a plain dict: decided the slow way
+    ],
+)
+def test_plain_json_spots_numbers_and_bools(document: object, plain: bool) -> None:
+    assert plain_json(document) is plain
+
+
+def test_fast_path_does_not_hide_a_mismatch_behind_a_cache() -> None:
+    comparer = Comparer(_no_schema)
+    step = _step("x", {"v": {"t": "str", "v": "a"}})
+    assert comparer.compare(step, _frame("x", {"v": {"t": "str", "v": "a"}})) == []
+    findings = comparer.compare(step, _frame("x", {"v": {"t": "str", "v": "b"}}))
+    assert [f.pointer for f in findings] == ["/body/v/v"]
+    assert comparer.compare(step, _frame("x", {"v": {"v": "a", "t": "str"}})) == []

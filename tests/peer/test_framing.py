@@ -76,3 +76,15 @@ def test_any_chunking_decodes_the_same_frames(payloads: list[bytes], chunk: int)
     for start in range(0, len(stream), chunk):
         frames.extend(decoder.feed(stream[start : start + chunk]))
     assert frames == payloads
+
+
+def test_decoder_copies_from_a_reused_read_buffer() -> None:
+    # The subprocess transport reads into one buffer and feeds views of it.
+    buffer = bytearray(encode_frame(b"first") + encode_frame(b"sec"))
+    decoder = FrameDecoder()
+    cut = len(encode_frame(b"first")) + 2
+    frames = decoder.feed(memoryview(buffer)[:cut])
+    buffer[:] = bytes(len(buffer))  # the next read overwrites the buffer
+    frames += decoder.feed(memoryview(encode_frame(b"sec"))[2:])
+    assert frames == [b"first", b"sec"]
+    assert all(type(frame) is bytes for frame in frames)

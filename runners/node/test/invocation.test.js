@@ -227,3 +227,8 @@ test('a call refused for its arguments has still claimed its step ID (§11.2 ite
   }, [ok('s', null)]);
   assert.deepEqual(replayed.body.value, { t: 'str', v: 'sdk.invalid_duration' });
 });
+
+test('an empty display name is a name; an empty step ID is a step ID', async () => {
+  const answer = await discover((ctx) => ctx.step.run('', () => 1, { name: '' }));
+  assert.deepEqual(answer.body.declaration, { ...STEP_A, step_id: '', name: '' });
+});
