@@ -126,6 +126,8 @@ def _expect(
 
 def _check_nothing_more(session: SdkSession, wire: WireLog) -> None:
     """A frame already waiting after the script is unsolicited (checked without waiting)."""
+    if session.nothing_waiting():
+        return
     try:
         payload = session.receive(time.monotonic(), wire)
     except TransportTimeout:

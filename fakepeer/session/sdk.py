@@ -182,6 +182,16 @@ class SdkSession:
             self._check_ack(ident, self._receive(deadline, wire))
         return self._receive(deadline, wire)
 
+    def nothing_waiting(self) -> bool:
+        """True when the SDK has surely sent nothing more (asked without waiting or raising).
+
+        False means "maybe": call `receive` to find out. Transports without `ready` say maybe.
+        """
+        ready = getattr(self.transport, "ready", None)
+        if ready is None or self._outbox or self._pending_reset is not None:
+            return False
+        return not ready()
+
     def _receive(self, deadline: float | None, wire: WireLog | None) -> bytes:
         payload = self.transport.receive(deadline)  # type: ignore[union-attr]
         if wire is not None:

@@ -50,6 +50,10 @@ class MockTransport:
             raise self._failure
         raise TransportTimeout("sent no complete frame before the deadline")
 
+    def ready(self) -> bool:
+        """Whether `receive` would return or fail at once."""
+        return bool(self._queue) or self._failure is not None or self.closed
+
     def write_stderr(self, text: str) -> None:
         """Let a handler log, as a host writes to stderr."""
         self.stderr.write(text.encode())

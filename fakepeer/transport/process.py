@@ -215,6 +215,15 @@ class SubprocessTransport:
             self._frames.extend(self._decoder.feed(data))
         return self._frames.popleft()
 
+    def ready(self) -> bool:
+        """Whether `receive` would return or fail at once (a frame, end of stream, bad framing).
+
+        Polls without waiting and raises nothing: the cheap way to ask "anything more?".
+        """
+        if self._closed or self._frames or self._eof or self._decoder.broken is not None:
+            return True
+        return bool(self._reader.poll(0))
+
     def _read_chunk(self) -> memoryview:
         """Read what stdout holds (up to READ_CHUNK bytes) into the reused buffer; empty at EOF.
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 from fakepeer.session import Outcome, RunOptions, run_suite, summary_line
 from fakepeer.session.outcomes import format_known_failures, read_known_failures
 
@@ -115,3 +117,26 @@ def test_a_case_cut_short_by_max_time_says_so() -> None:
     (case,) = result.sdks[0].results
     assert case.outcome is Outcome.ERROR
     assert "--max-time" in case.reason
+
+
+def test_run_freezes_older_objects_only_for_its_own_duration() -> None:
+    sdk = MockSdk()
+    frozen_during: list[int] = []
+    run_suite(
+        [sdk.target()],
+        _fixtures("ok"),
+        RunOptions(),
+        on_result=lambda target, case: frozen_during.append(gc.get_freeze_count()),
+    )
+    assert frozen_during[0] > 0
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_callers_own_freeze_is_left_alone() -> None:
+    gc.freeze()
+    try:
+        before = gc.get_freeze_count()
+        run_suite([MockSdk().target()], _fixtures("ok"), RunOptions())
+        assert gc.get_freeze_count() == before
+    finally:
+        gc.unfreeze()
