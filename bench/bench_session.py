@@ -13,7 +13,9 @@ case once the host is up (as the echo is); the whole run, spawn included, is pri
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
+import shutil
 import sys
 import tempfile
 import time
@@ -30,6 +32,7 @@ from fakepeer.session import RunOptions, SdkTarget, run_suite  # noqa: E402
 from fakepeer.transport import SubprocessTransport  # noqa: E402
 
 TABLE = Path(tempfile.mkdtemp(prefix="ryusen-bench-")) / "answers.bin"
+atexit.register(shutil.rmtree, TABLE.parent, True)
 
 
 def make_fixtures(count: int) -> list:

@@ -166,14 +166,14 @@ def _surely_valid_value(doc: Any) -> bool:
         payload = node["v"]
         kind = type(payload)
         if tag == "str":
-            if kind is not str or not _clean_text(payload):
+            if kind is not str or not (payload.isascii() or _clean_text(payload)):
                 return False
             bound += _CHAR_BYTES * len(payload)
         elif tag == "object":
             if kind is not dict:
                 return False
             for key, item in payload.items():
-                if type(key) is not str or not _clean_text(key):
+                if type(key) is not str or not (key.isascii() or _clean_text(key)):
                     return False
                 bound += _CHAR_BYTES * len(key) + 4
                 push((item, level + 1))

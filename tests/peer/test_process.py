@@ -195,3 +195,31 @@ def test_sdk_writing_while_we_write_a_big_frame_does_not_deadlock() -> None:
         assert frames[-1] == b"done"
     finally:
         transport.close()
+
+
+def test_ready_says_whether_receive_would_return_at_once() -> None:
+    echo = Path(__file__).resolve().parents[2] / "bench" / "echo_host.py"
+    transport = SubprocessTransport([sys.executable, str(echo)])
+    try:
+        assert not transport.ready()  # nothing sent, nothing to read
+        transport.send_many([b"one", b"two"], time.monotonic() + 10)
+        assert transport.receive(time.monotonic() + 10) == b"one"
+        deadline = time.monotonic() + 10
+        while not transport.ready() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert transport.receive(time.monotonic()) == b"two"
+        assert not transport.ready()
+        _close_quietly_input(transport)  # end of input: the echo host exits
+        deadline = time.monotonic() + 10
+        while not transport.ready() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        with pytest.raises(TransportClosed):
+            transport.receive(time.monotonic())
+    finally:
+        transport.close()
+    assert transport.ready()  # closed: receive fails at once
+
+
+def _close_quietly_input(transport: SubprocessTransport) -> None:
+    assert transport.process.stdin is not None
+    transport.process.stdin.close()

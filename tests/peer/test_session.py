@@ -201,3 +201,30 @@ def test_reset_ack_is_accepted_in_any_encoding_and_checked_in_every_one() -> Non
     wrong_kind = b'{"version":"1.0","kind":"conform.nak","id":"ID","body":{}}'
     assert "not conform.ack" in _ack_check(wrong_kind)
     assert "wrote garbage" in _ack_check(b'{"version":"1.0","kind":"conform.ack","id":"ID"')
+
+
+def test_an_extra_frame_after_the_script_is_an_error() -> None:
+    sdk = MockSdk()
+    session = SdkSession(sdk.factory)
+    session.ensure_started(None)
+    transport = session.transport
+    assert transport is not None
+    answer = transport.handler  # type: ignore[attr-defined]
+
+    def twice(payload: bytes) -> list[bytes]:
+        frames = list(answer(payload))
+        return frames * 2 if b'"invoke"' in payload else frames
+
+    transport.handler = twice  # type: ignore[attr-defined]
+    result = _run(sdk, session, "ok")
+    assert result.outcome is Outcome.ERROR
+    assert "an extra 'completed' frame" in result.reason
+
+
+def test_nothing_waiting_is_only_sure_when_the_transport_can_tell() -> None:
+    sdk = MockSdk()
+    session = SdkSession(sdk.factory)
+    session.ensure_started(None)
+    assert session.nothing_waiting()
+    session.reset(None)  # an ack is pending: only `receive` can tell
+    assert not session.nothing_waiting()
