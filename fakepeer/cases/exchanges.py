@@ -8,9 +8,8 @@ them on their own id, as §10.9 says it answers any frame it cannot decode.
 
 from __future__ import annotations
 
-import json
-
 from fakepeer.protocol.limits import MAX_ID_CHARS
+from fakepeer.protocol.messages import loads_lenient
 
 # The server answers of §14 (S→W kinds that answer a worker request). Listed in docs/fixtures.md.
 SERVER_ANSWER_KINDS = frozenset(
@@ -62,9 +61,9 @@ class ExchangeCounter:
 
 def usable_id(payload: bytes) -> str:
     """The `id` an SDK must echo for a raw frame: its `id` when that is a valid id (§2: a string
-    of 1 to 256 characters), else `"-"`."""
+    of 1 to 256 code points), else `"-"`, also when the frame fails decoding step 1 (§10.9)."""
     try:
-        document = json.loads(payload.decode("utf-8"))
+        document, _ = loads_lenient(payload.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         return NO_USABLE_ID
     ident = document.get("id") if isinstance(document, dict) else None
