@@ -1,9 +1,10 @@
 """Playing one fixture's script against a live SDK session and classifying the outcome.
 
 fail: an expect differs, or a frame violates its schema. error: the SDK crashed, hung, broke
-framing, wrote garbage, or answered out of turn; the session is then discarded so the next case
+framing, wrote garbage, or answered out of turn; the session is then ended so the next case
 gets a fresh process. Every expect is played even after a mismatch, so the conversation stays in
-step and the next case is not blamed for this one's leftovers.
+step and the next case is not blamed for this one's leftovers; and when a later case still reads
+a late copy of an earlier case's answer, the earlier case is blamed (see `attribution`).
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ import time
 
 from fakepeer.cases.model import ExpectStep, Fixture, RawSendStep, SendStep
 from fakepeer.compare import Comparer, Finding
+from fakepeer.session.attribution import ServedCase, blame, owner
 from fakepeer.session.outcomes import Outcome, apply_known_failure
 from fakepeer.session.results import CaseResult
-from fakepeer.session.sdk import SdkSession, SessionError, decode
+from fakepeer.session.sdk import SdkSession, SessionError, StrayAnswer, decode
 from fakepeer.session.wire import WireLog
 from fakepeer.transport.errors import TransportError, TransportTimeout
 
@@ -31,11 +33,33 @@ def run_case(
     known_failure: bool = False,
     overall_deadline: float | None = None,
 ) -> CaseResult:
-    """Run one fixture; never raises for SDK misbehaviour (it becomes an `error` result)."""
+    """Run one fixture; never raises for SDK misbehaviour (it becomes an `error` result).
+
+    If a late answer of an earlier case interrupts this one, that case takes the error and this
+    one is played once more on a fresh process, where its own outcome stands.
+    """
+    args = (session, fixture, timeout, comparer, known_failure, overall_deadline)
+    result = _play(*args, may_blame=True)
+    if result is None:
+        result = _play(*args, may_blame=False)
+    assert result is not None
+    return result
+
+
+def _play(
+    session: SdkSession,
+    fixture: Fixture,
+    timeout: float,
+    comparer: Comparer,
+    known_failure: bool,
+    overall_deadline: float | None,
+    *,
+    may_blame: bool,
+) -> CaseResult | None:
+    """Play the script once; None when an earlier case was blamed and this one must be replayed."""
     wire = WireLog()
     deadline = _clip(wire.started + max(timeout, STARTUP_SECONDS), overall_deadline)
     findings: list[Finding] = []
-    stderr = ""
     try:
         session.ensure_started(deadline, wire)  # (re)starting does not eat into the case's time
         deadline = _clip(time.monotonic() + timeout, overall_deadline)
@@ -63,49 +87,71 @@ def run_case(
                 findings.extend(_expect(session, step, deadline, wire, comparer))
         _check_nothing_more(session, wire)
     except TransportError as exc:
-        stderr = session.stderr_tail()
-        session.discard()
-        reason = _describe(exc, timeout)
-        if (
-            isinstance(exc, TransportTimeout)
-            and overall_deadline is not None
-            and deadline >= overall_deadline  # the run's bound, not the case's, was in force
-        ):
-            reason = "stopped: the --max-time bound for the whole run was reached during the case"
-        return _result(
-            fixture,
-            Outcome.ERROR,
-            wire,
-            known_failure,
-            reason=reason,
-            findings=findings,
-            stderr=stderr,
-        )
+        reason = _describe(exc, timeout, deadline, overall_deadline)
+        reason, stderr = session.end(reason, hung=isinstance(exc, TransportTimeout))
+        return _error(fixture, wire, known_failure, reason, findings, stderr)
     except SessionError as exc:
-        stderr = exc.stderr or session.stderr_tail()
-        session.discard()
-        return _result(
-            fixture,
-            Outcome.ERROR,
-            wire,
-            known_failure,
-            reason=exc.reason,
-            findings=findings,
-            stderr=stderr,
-        )
-    if findings:
-        kinds = sorted({finding.kind for finding in findings})
-        reason = f"{len(findings)} difference(s): {', '.join(kinds)}"
-        return _result(
-            fixture,
-            Outcome.FAIL,
-            wire,
-            known_failure,
-            reason=reason,
-            findings=findings,
-            stderr=session.stderr_tail(),
-        )
-    return _result(fixture, Outcome.PASS, wire, known_failure)
+        reason, stderr = exc.reason, exc.stderr
+        if session.transport is not None:  # not ended yet (a start failure ends its process)
+            reason, stderr = session.end(reason)
+        if may_blame and _blamed_earlier(session, fixture, exc, stderr):
+            return None
+        return _error(fixture, wire, known_failure, reason, findings, stderr)
+    result = _finished(session, fixture, wire, known_failure, findings)
+    session.served.append(ServedCase(fixture, result, wire, known_failure))
+    return result
+
+
+def _blamed_earlier(session: SdkSession, fixture: Fixture, exc: SessionError, stderr: str) -> bool:
+    """Whether `exc` is a stray copy of an earlier case's answer, now that case's error."""
+    if not isinstance(exc, StrayAnswer):
+        return False
+    earlier = owner(session.served, exc.ident, fixture)
+    if earlier is None:
+        return False
+    blame(earlier, exc, fixture.id, stderr)
+    return True
+
+
+def _finished(
+    session: SdkSession,
+    fixture: Fixture,
+    wire: WireLog,
+    known_failure: bool,
+    findings: list[Finding],
+) -> CaseResult:
+    """The result of a script played to its end: pass, or fail with its differences."""
+    if not findings:
+        return _result(fixture, Outcome.PASS, wire, known_failure)
+    kinds = sorted({finding.kind for finding in findings})
+    return _result(
+        fixture,
+        Outcome.FAIL,
+        wire,
+        known_failure,
+        reason=f"{len(findings)} difference(s): {', '.join(kinds)}",
+        findings=findings,
+        stderr=session.stderr_tail(),
+    )
+
+
+def _error(
+    fixture: Fixture,
+    wire: WireLog,
+    known_failure: bool,
+    reason: str,
+    findings: list[Finding],
+    stderr: str,
+) -> CaseResult:
+    return _result(
+        fixture,
+        Outcome.ERROR,
+        wire,
+        known_failure,
+        reason=reason,
+        findings=findings,
+        stderr=stderr,
+    )
 
 
 def _clip(deadline: float, overall_deadline: float | None) -> float:
@@ -115,11 +161,16 @@ def _clip(deadline: float, overall_deadline: float | None) -> float:
 def _expect(
     session: SdkSession, step: ExpectStep, deadline: float, wire: WireLog, comparer: Comparer
 ) -> list[Finding]:
-    envelope = decode(session.receive(deadline, wire))
+    payload = session.receive(deadline, wire)
+    envelope = decode(payload)
     if envelope.get("id") != step.exchange_id:
-        raise SessionError(
+        got, kind = envelope.get("id"), envelope.get("kind")
+        raise StrayAnswer(
             f"answered out of turn: expected a {step.kind!r} frame with id {step.exchange_id!r}, "
-            f"got {envelope.get('kind')!r} with id {envelope.get('id')!r}"
+            f"got {kind!r} with id {got!r}",
+            got,
+            kind,
+            payload,
         )
     return comparer.compare(step, envelope)
 
@@ -133,14 +184,23 @@ def _check_nothing_more(session: SdkSession, wire: WireLog) -> None:
     except TransportTimeout:
         return
     envelope = decode(payload)
-    raise SessionError(
-        f"answered out of turn: an extra {envelope.get('kind')!r} frame with id "
-        f"{envelope.get('id')!r} after the script's last step"
+    got, kind = envelope.get("id"), envelope.get("kind")
+    raise StrayAnswer(
+        f"answered out of turn: an extra {kind!r} frame with id {got!r} after the script's last "
+        "step",
+        got,
+        kind,
+        payload,
     )
 
 
-def _describe(exc: TransportError, timeout: float) -> str:
+def _describe(
+    exc: TransportError, timeout: float, deadline: float, overall_deadline: float | None
+) -> str:
     if isinstance(exc, TransportTimeout):
+        if overall_deadline is not None and deadline >= overall_deadline:
+            # the run's bound, not the case's, was in force
+            return "stopped: the --max-time bound for the whole run was reached during the case"
         return f"hung: {exc.detail} (case timeout {timeout:g} s)"
     return f"{exc.reason}: {exc.detail}" if exc.detail != exc.reason else exc.reason
 

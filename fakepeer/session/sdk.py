@@ -1,19 +1,24 @@
 """One long-lived SDK session: spawn, the §12.1 handshake, `conform.reset`, shutdown, respawn.
 
 One process serves many cases (like protobuf's conformance runner). A case that breaks the
-stream (crash, hang, garbage, wrong id) calls `discard`, and the next case starts a fresh
-process with a fresh handshake.
+stream (crash, hang, garbage, wrong id) calls `end`, and the next case starts a fresh process
+with a fresh handshake.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from fakepeer.protocol.version import PROTOCOL_VERSION
 from fakepeer.session.wire import WireLog
 from fakepeer.transport.base import Transport
-from fakepeer.transport.errors import TransportError
+from fakepeer.transport.errors import TransportError, TransportTimeout
+from fakepeer.transport.process import exit_text
+
+if TYPE_CHECKING:
+    from fakepeer.session.attribution import ServedCase
 
 CONFORM_SCOPE = {"workspace_id": "ws-conform", "application_id": "app-conform"}
 CONFORM_RELEASE_ID = "rel-conform-1"
@@ -45,6 +50,25 @@ class SdkUnavailable(SessionError):
     """The SDK failed to start repeatedly; no further attempts are made."""
 
 
+class StrayAnswer(SessionError):
+    """A frame with an id other than the awaited one: maybe a late copy of an earlier answer.
+
+    Carries the frame so the case that owns its id can be blamed (see `attribution`).
+    """
+
+    def __init__(self, reason: str, ident: object, kind: object, payload: bytes) -> None:
+        super().__init__(reason)
+        self.ident = ident
+        self.kind = kind
+        self.payload = payload
+
+    def restated(self, reason: str, stderr: str) -> StrayAnswer:
+        """The same stray frame under another reason (once the process was ended)."""
+        stray = StrayAnswer(reason, self.ident, self.kind, self.payload)
+        stray.stderr = stderr
+        return stray
+
+
 def encode(envelope: dict) -> bytes:
     return json.dumps(envelope, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
@@ -73,11 +97,15 @@ class SdkSession:
         self.starts = 0
         self._start_failures = 0
         self._unavailable: str | None = None
+        self._unavailable_stderr = ""
         self._counter = 0
         self._outbox: list[bytes] = []
         #: Set when a case sent its own `conform.register`; the next case registers again first.
         self.registration_dirty = False
         self._pending_reset: str | None = None
+        #: The cases the current process has finished, oldest first (filled by `run_case`):
+        #: a stray frame is matched against them. Emptied when a new process starts.
+        self.served: list[ServedCase] = []
 
     # ----------------------------------------------------------------- life cycle
 
@@ -89,40 +117,72 @@ class SdkSession:
                 try:
                     self._handshake(deadline, wire)
                 except (SessionError, TransportError) as exc:
-                    detail = exc.reason if isinstance(exc, SessionError) else _transport_reason(exc)
-                    stderr = self.stderr_tail()
-                    self.discard()
-                    raise SessionError(f"re-registration failed: {detail}", stderr) from None
+                    raise self._ended(exc, "re-registration failed") from None
             return self.transport
         if self._unavailable is not None:
-            raise SdkUnavailable(self._unavailable)
+            raise SdkUnavailable(self._unavailable, self._unavailable_stderr)
         try:
             self.transport = self._factory()
         except (OSError, ValueError) as exc:
             self._unavailable = f"cannot start the SDK: {exc}"
             raise SdkUnavailable(self._unavailable) from None
         self.starts += 1
+        self.served = []
         try:
             self._handshake(deadline, wire)
         except (SessionError, TransportError) as exc:
-            detail = exc.reason if isinstance(exc, SessionError) else _transport_reason(exc)
-            reason = f"registration handshake failed: {detail}"
-            stderr = self.stderr_tail()
-            self.discard()
-            self._start_failures += 1
-            if self._start_failures >= MAX_CONSECUTIVE_START_FAILURES:
-                self._unavailable = f"{reason} ({self._start_failures} attempts in a row)"
-            raise SessionError(reason, stderr) from None
+            raise self._start_failed(exc) from None
         self._start_failures = 0
         return self.transport
 
-    def discard(self) -> None:
-        """Kill the process (after a crash, hang or protocol break); the next case respawns."""
+    def _start_failed(self, exc: SessionError | TransportError) -> SessionError:
+        """End a process that did not register; after too many in a row, give the SDK up.
+
+        The last failure's stderr tail is kept for every later row: it is the only clue left.
+        """
+        error = self._ended(exc, "registration handshake failed")
+        self._start_failures += 1
+        if self._start_failures >= MAX_CONSECUTIVE_START_FAILURES:
+            self._unavailable = f"{error.reason} ({self._start_failures} attempts in a row)"
+            self._unavailable_stderr = error.stderr
+        return error
+
+    def _ended(self, exc: SessionError | TransportError, what: str) -> SessionError:
+        """End the process after `exc`; the error to raise, with the stderr tail and exit status."""
+        detail = exc.reason if isinstance(exc, SessionError) else _transport_reason(exc)
+        reason, stderr = self.end(f"{what}: {detail}", hung=isinstance(exc, TransportTimeout))
+        if isinstance(exc, StrayAnswer):
+            return exc.restated(reason, stderr)
+        return SessionError(reason, stderr)
+
+    def end(self, reason: str, *, hung: bool = False) -> tuple[str, str]:
+        """End the process after an error; return the reason to report and the stderr tail.
+
+        The process is killed before its stderr is read, so the drain has caught up with what
+        it wrote just before misbehaving. If it had already exited on its own, the reason says
+        with which status: for a hang, that means something it started holds its output.
+        """
+        status = self.exit_status()
+        stderr = self.discard()
+        return with_exit_status(reason, status, hung=hung), stderr
+
+    def exit_status(self) -> int | None:
+        """The current process's own exit status, if it exited (None when unknown or running)."""
+        probe = getattr(self.transport, "exit_status", None)
+        return probe() if probe is not None else None
+
+    def discard(self) -> str:
+        """Kill the process (after a crash, hang or protocol break); the next case respawns.
+
+        Returns its stderr tail, read once the process group is dead and the drain has finished.
+        """
         transport, self.transport = self.transport, None
         self._outbox = []
         self._pending_reset = None
-        if transport is not None:
-            transport.close()
+        if transport is None:
+            return ""
+        transport.close()
+        return transport.stderr_tail()
 
     def shutdown(self) -> None:
         """Send `conform.shutdown`, let the host exit, and make sure its process group is gone."""
@@ -227,9 +287,12 @@ class SdkSession:
         """Decode an answer that must carry `ident` (§12.2)."""
         envelope = decode(payload)
         if envelope.get("id") != ident:
-            raise SessionError(
-                f"answered out of turn: expected id {ident!r}, got {envelope.get('id')!r} "
-                f"(kind {envelope.get('kind')!r})"
+            got, kind = envelope.get("id"), envelope.get("kind")
+            raise StrayAnswer(
+                f"answered out of turn: expected id {ident!r}, got {got!r} (kind {kind!r})",
+                got,
+                kind,
+                payload,
             )
         return envelope
 
@@ -290,6 +353,23 @@ class SdkSession:
     @staticmethod
     def _envelope(kind: str, body: dict, ident: str) -> bytes:
         return encode({"version": PROTOCOL_VERSION, "kind": kind, "id": ident, "body": body})
+
+
+def with_exit_status(reason: str, status: int | None, *, hung: bool = False) -> str:
+    """Add the host's own exit status to `reason` when it exited before the bench ended it.
+
+    A crash report already names it; for a hang it is the real clue (an exited host whose
+    output stays open has left a process behind that holds it).
+    """
+    if status is None:
+        return reason
+    text = exit_text(status)
+    if text in reason:
+        return reason
+    note = f"the host process itself had already {'been ' if status < 0 else ''}{text}"
+    if hung:
+        note += ", but its output stayed open (held by a process it started?)"
+    return f"{reason}; {note}"
 
 
 def _transport_reason(exc: BaseException) -> str:

@@ -26,6 +26,8 @@ class MockTransport:
         self.stderr = RingBuffer()
         self.sent: list[bytes] = []
         self.closed = False
+        #: The exit status `exit_status` reports: set it to play a host that exited by itself.
+        self.exited: int | None = None
         self._queue: deque[bytes] = deque()
         self._failure: TransportError | None = None
 
@@ -53,6 +55,9 @@ class MockTransport:
     def ready(self) -> bool:
         """Whether `receive` would return or fail at once."""
         return bool(self._queue) or self._failure is not None or self.closed
+
+    def exit_status(self) -> int | None:
+        return self.exited
 
     def write_stderr(self, text: str) -> None:
         """Let a handler log, as a host writes to stderr."""

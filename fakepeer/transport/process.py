@@ -41,6 +41,8 @@ STDERR_CAPACITY = 64 * 1024
 TERM_GRACE_SECONDS = 0.5
 EXIT_WAIT_SECONDS = 1.0
 STDERR_SETTLE_SECONDS = 0.5
+#: Reads of what the stderr pipe still holds once the group is killed (bounds an escaped writer).
+FINAL_STDERR_READS = 16
 
 _live: weakref.WeakSet[SubprocessTransport] = weakref.WeakSet()
 _live_lock = threading.Lock()
@@ -232,8 +234,16 @@ class SubprocessTransport:
         count = os.readv(self._stdout, [self._chunk])
         return self._chunk_view[:count]
 
+    def exit_status(self) -> int | None:
+        """The host's exit status if it has exited (on its own, unless `close` ran), else None."""
+        return self.process.poll()
+
     def stderr_tail(self) -> str:
-        """The kept stderr; once the process has exited, first let the drain reach end of file."""
+        """The kept stderr; once the process has exited, first let the drain reach end of file.
+
+        While the process runs, the drain may lag behind what it wrote: `close` first for the
+        complete tail.
+        """
         if self.process.poll() is not None and self._stderr_thread.is_alive():
             self._stderr_thread.join(timeout=STDERR_SETTLE_SECONDS)
         return self.stderr.text()
@@ -278,38 +288,55 @@ class SubprocessTransport:
         self.process.wait()
 
     def _drain_stderr(self) -> None:
+        """Copy stderr into the ring until end of file or `close`.
+
+        On `close` the group is already dead, so what the pipe still holds was written before
+        the kill: often the host's last words before it misbehaved. It is read, not dropped.
+        """
         stream = self.process.stderr
         assert stream is not None
         fd = stream.fileno()
         with selectors.DefaultSelector() as selector:
             selector.register(fd, selectors.EVENT_READ)
             while not self._stop_stderr.is_set():
-                if not selector.select(0.2):
-                    continue
-                try:
-                    data = os.read(fd, 65536)
-                except OSError:
+                if selector.select(0.2) and not self._read_stderr(fd):
                     return
-                if not data:
+            for _ in range(FINAL_STDERR_READS):
+                if not selector.select(0) or not self._read_stderr(fd):
                     return
-                self.stderr.write(data)
+
+    def _read_stderr(self, fd: int) -> bool:
+        """One read into the ring; False at end of file or when stderr became unreadable."""
+        try:
+            data = os.read(fd, 65536)
+        except OSError:
+            return False
+        if not data:
+            return False
+        self.stderr.write(data)
+        return True
 
     def _exit_detail(self, what: str) -> str:
         try:
             status = self.process.wait(EXIT_WAIT_SECONDS)
         except subprocess.TimeoutExpired:
             return what
-        if status < 0:
-            try:
-                name = signal.Signals(-status).name
-            except ValueError:
-                name = str(-status)
-            return f"{what}; killed by {name}"
-        return f"{what}; exited with status {status}"
+        return f"{what}; {exit_text(status)}"
 
     def _check_open(self) -> None:
         if self._closed:
             raise TransportError("the SDK process was already closed")
+
+
+def exit_text(status: int) -> str:
+    """A process exit status in words: `exited with status 3`, `killed by SIGKILL`."""
+    if status >= 0:
+        return f"exited with status {status}"
+    try:
+        name = signal.Signals(-status).name
+    except ValueError:
+        name = str(-status)
+    return f"killed by {name}"
 
 
 def _remaining(deadline: float | None) -> float | None:
