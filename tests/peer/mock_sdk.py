@@ -45,6 +45,10 @@ class MockSdk:
         self.starts = 0
         self.received: list[dict] = []
         self.lock = threading.Lock()
+        #: Where a `late-copy` invoke's answer is sent again: before the next case's reset ack
+        #: ("reset"), before the next invoke's answer ("invoke") or after it ("after").
+        self.copy_at = "reset"
+        self._copy: list[dict] = []
 
     def target(self, label: str = "mock") -> SdkTarget:
         return SdkTarget(label, ["mock"], self.factory)
@@ -81,10 +85,18 @@ class MockSdk:
                 "conform.registration_outcome", {"status": "refused", "code": body["code"]}
             )
         if kind == "conform.reset":
-            return reply(self.ack_kind, {})
+            return self._late_copy("reset") + reply(self.ack_kind, {})
         if kind == "invoke":
-            return self._invoke(transport, body, reply)
+            before, after = self._late_copy("invoke"), self._late_copy("after")
+            return before + self._invoke(transport, body, reply) + after
         return []
+
+    def _late_copy(self, at: str) -> list[dict]:
+        """The kept copy of a `late-copy` answer, once, if this is where it goes."""
+        if self.copy_at != at or not self._copy:
+            return []
+        copy, self._copy = self._copy, []
+        return copy
 
     def _invoke(self, transport: MockTransport, body: dict, reply) -> list[dict]:
         run_id = body["run_id"]
@@ -103,4 +115,7 @@ class MockSdk:
             return reply("completed", {"value": {"t": "str", "v": "surprise"}})
         if run_id == "schema":
             return reply("completed", {"value": 5})
+        if run_id == "late-copy":  # answered now, and again during the next case
+            self._copy = reply("completed", {"value": body["input"]})
+            return list(self._copy)
         return reply("completed", {"value": body["input"]})

@@ -85,8 +85,18 @@ def load_table():
         return json.load(handle)
 
 
+def say(text):
+    sys.stderr.write(f"table host: {text}\n")
+    sys.stderr.flush()
+
+
 def misbehave(run_id, ident):
-    """Return True when the run id named a misbehaviour that already answered (or never will)."""
+    """Return True when the run id named a misbehaviour that already answered (or never will).
+
+    Those that leave the host running first say on stderr what they are about to do.
+    """
+    if run_id in ("garbage", "wrong-id", "huge-frame"):
+        say(f"about to answer {ident} with {run_id}")
     if run_id == "crash":
         sys.stderr.write("table host: crashing on purpose\n")
         sys.stderr.flush()
