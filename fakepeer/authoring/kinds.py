@@ -7,17 +7,9 @@ kinds (`protocol_error` goes both ways). An unknown kind on purpose belongs in `
 from __future__ import annotations
 
 from fakepeer.protocol.messages import KINDS
+from fakepeer.protocol.version import CAPABILITIES
 
-CAPABILITIES_1_0 = frozenset(
-    {
-        "child_invocations",
-        "compensation",
-        "event_emission",
-        "event_waits",
-        "json_convenience",
-        "timers",
-    }
-)
+CAPABILITIES_1_0 = frozenset(CAPABILITIES)
 
 SEND_KINDS = frozenset(
     name for name, kind in KINDS.items() if kind.direction in ("S->W", "B->H", "both")

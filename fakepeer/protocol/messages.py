@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from fakepeer.protocol.limits import MAX_ID_CHARS
-from fakepeer.protocol.version import SUPPORTED_MAJOR, parse_version
+from fakepeer.protocol.version import CAPABILITIES, SUPPORTED_MAJOR, parse_version
 
 Direction = Literal["S->W", "W->S", "both", "B->H", "H->B"]
 
@@ -30,14 +30,7 @@ _H1 = "sha256:" + "1" * 64
 _H2 = "sha256:" + "2" * 64
 _H3 = "sha256:" + "3" * 64
 _SCOPE = {"workspace_id": "ws-conform", "application_id": "app-conform"}
-_CAPS = [
-    "child_invocations",
-    "compensation",
-    "event_emission",
-    "event_waits",
-    "json_convenience",
-    "timers",
-]
+_CAPS = list(CAPABILITIES)
 _ERROR = {
     "category": "payments.card_declined",
     "message": "card declined",

@@ -6,6 +6,15 @@ import re
 
 PROTOCOL_VERSION = "1.0"
 SUPPORTED_MAJOR = 1
+#: The optional protocol capabilities version 1.0 defines (docs/protocol.md §7.3), sorted.
+CAPABILITIES: tuple[str, ...] = (
+    "child_invocations",
+    "compensation",
+    "event_emission",
+    "event_waits",
+    "json_convenience",
+    "timers",
+)
 _VERSION = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)")
 
 
