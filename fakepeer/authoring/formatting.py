@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import re
 
+from fakepeer.cases.loader import refuse_duplicate_keys
+
 LINE_WIDTH = 100
 INDENT = "  "
 
@@ -100,18 +102,9 @@ def format_document(document: object) -> str:
     return _render(order_fixture(document), 0, 0) + "\n"
 
 
-def _refuse_duplicates(pairs: list[tuple[str, object]]) -> dict:
-    result: dict = {}
-    for key, value in pairs:
-        if key in result:
-            raise ValueError(f"the member {key!r} appears twice in one object")
-        result[key] = value
-    return result
-
-
 def format_text(text: str) -> str:
     """Reformat fixture JSON text; raises ValueError when it is not JSON or repeats a member.
 
     A repeated member is refused rather than silently dropped by formatting.
     """
-    return format_document(json.loads(text, object_pairs_hook=_refuse_duplicates))
+    return format_document(json.loads(text, object_pairs_hook=refuse_duplicate_keys))

@@ -80,7 +80,7 @@ def load_fixture_file(file: Path) -> Fixture:
     except (OSError, UnicodeDecodeError) as exc:
         raise FixtureError([FixtureProblem(file, "", f"cannot read: {exc}")]) from None
     try:
-        document = json.loads(text, object_pairs_hook=_refuse_duplicate_keys)
+        document = json.loads(text, object_pairs_hook=refuse_duplicate_keys)
     except ValueError as exc:
         raise FixtureError([FixtureProblem(file, "", f"not valid JSON: {exc}")]) from None
     fixture = fixture_from_document(document, file)
@@ -192,7 +192,8 @@ def encode_envelope(envelope: dict) -> bytes:
         return json.dumps(envelope, separators=(",", ":")).encode("ascii")
 
 
-def _refuse_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:
+def refuse_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:
+    """`object_pairs_hook` that refuses a repeated member instead of keeping the last one."""
     result: dict = {}
     for key, value in pairs:
         if key in result:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from fakepeer.protocol.limits import MAX_ID_CHARS
+from fakepeer.protocol.values import has_lone_surrogate
 from fakepeer.protocol.version import CAPABILITIES, SUPPORTED_MAJOR, parse_version
 
 Direction = Literal["S->W", "W->S", "both", "B->H", "H->B"]
@@ -526,14 +527,6 @@ def _refuse_constant(name: str) -> Any:
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
-def _has_lone_surrogate(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
 def find_lone_surrogate(doc: Any, skip: frozenset[int] = frozenset()) -> str | None:
     """Describe the first lone surrogate in a decoded document's strings or keys, or None.
 
@@ -546,11 +539,11 @@ def find_lone_surrogate(doc: Any, skip: frozenset[int] = frozenset()) -> str | N
         if id(node) in skip:
             continue
         if isinstance(node, str):
-            if _has_lone_surrogate(node):
+            if has_lone_surrogate(node):
                 return "a string contains a lone surrogate escape"
         elif isinstance(node, dict):
             for key, item in node.items():
-                if _has_lone_surrogate(key):
+                if has_lone_surrogate(key):
                     return "an object key contains a lone surrogate escape"
                 stack.append(item)
         elif isinstance(node, list):

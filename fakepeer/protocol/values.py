@@ -97,7 +97,8 @@ def escape_pointer_token(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
 
-def _has_lone_surrogate(text: str) -> bool:
+def has_lone_surrogate(text: str) -> bool:
+    """True when the text holds an unpaired surrogate, which no UTF-8 encoder accepts."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -292,7 +293,7 @@ def _check_own(doc: dict, pointer: str) -> None:  # type: ignore[type-arg]
     if tag == "str":
         if not isinstance(payload, str):
             raise _invalid(pointer, "a str payload must be a JSON string")
-        if _has_lone_surrogate(payload):
+        if has_lone_surrogate(payload):
             raise _invalid(pointer, "string contains a lone surrogate")
     elif tag == "i64" or tag == "instant" or tag == "duration":
         if parse_int_text(payload, I64_MIN, I64_MAX) is None:
@@ -304,7 +305,7 @@ def _check_own(doc: dict, pointer: str) -> None:  # type: ignore[type-arg]
         if not isinstance(payload, dict):
             raise _invalid(pointer, "an object payload must be a JSON object")
         for key in payload:
-            if not isinstance(key, str) or _has_lone_surrogate(key):
+            if not isinstance(key, str) or has_lone_surrogate(key):
                 raise _invalid(pointer, "object key is not a string without lone surrogates")
     elif tag == "bool":
         if not isinstance(payload, bool):
@@ -335,7 +336,7 @@ def _check_blob(payload: object, pointer: str) -> None:
         raise _invalid(pointer, "blob size must be a canonical u64 string")
     if "media_type" in payload:
         media = payload["media_type"]
-        if not isinstance(media, str) or not media or _has_lone_surrogate(media):
+        if not isinstance(media, str) or not media or has_lone_surrogate(media):
             raise _invalid(pointer, "blob media_type must be a non-empty string")
 
 
@@ -472,7 +473,7 @@ def _encode(value: object, pointer: str, level: int) -> dict:  # type: ignore[ty
         return {"t": "f64", "v": format_f64(value)}
     if kind is str:
         assert isinstance(value, str)
-        if _has_lone_surrogate(value):
+        if has_lone_surrogate(value):
             raise _refuse(pointer, "string contains a lone surrogate")
         return {"t": "str", "v": value}
     if kind is bytes or kind is bytearray:
@@ -488,7 +489,7 @@ def _encode(value: object, pointer: str, level: int) -> dict:  # type: ignore[ty
         for key, item in value.items():
             if type(key) is not str:
                 raise _refuse(pointer, f"map key {key!r} is not a string")
-            if _has_lone_surrogate(key):
+            if has_lone_surrogate(key):
                 raise _refuse(pointer, "map key contains a lone surrogate")
             members[key] = _encode(item, f"{pointer}/v/{escape_pointer_token(key)}", level + 1)
         return {"t": "object", "v": members}
@@ -513,7 +514,7 @@ def _encode_blob(blob: BlobRef, pointer: str) -> dict[str, str]:
     if blob.media_type is not None:
         if type(blob.media_type) is not str or not blob.media_type:
             raise _refuse(pointer, "BlobRef.media_type must be a non-empty string or None")
-        if _has_lone_surrogate(blob.media_type):
+        if has_lone_surrogate(blob.media_type):
             raise _refuse(pointer, "BlobRef.media_type contains a lone surrogate")
         payload["media_type"] = blob.media_type
     return payload
