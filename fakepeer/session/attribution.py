@@ -2,59 +2,67 @@
 
 Why: a host that answers twice (say, case A's `completed` again 50 ms later) is caught by
 whichever exchange reads the copy, usually a later, innocent case B. The id tells the truth:
-when it belongs to exactly one earlier case of the same process, that case is marked `error`
-(its record is updated in place: results are shared records) and B is played again on a fresh
-process. An id that names no earlier case, several, or the current case stays the current case's
-error.
+when exactly one earlier case of the same process sent a frame with that id, that case is marked
+`error` (its record is updated in place: results are shared records) and B is played again on a
+fresh process. An id that names no earlier case, several, or the current case stays the current
+case's error.
+
+The earlier cases are their results alone (no extra object per case: a long run keeps them all,
+and every object kept makes the collector's full passes slower); their ids are read back from
+the frames their wire logs hold, on this error path only.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import json
+import time
+from collections.abc import Iterable
 
 from fakepeer.cases.exchanges import NO_USABLE_ID
-from fakepeer.cases.model import Fixture
 from fakepeer.session.outcomes import Outcome, apply_known_failure
 from fakepeer.session.results import CaseResult
 from fakepeer.session.sdk import StrayAnswer
-from fakepeer.session.wire import WireLog
+from fakepeer.session.wire import WireRecord
 
 
-class ServedCase(NamedTuple):
-    """A case the current process finished (pass or fail), kept until the process ends."""
-
-    fixture: Fixture
-    result: CaseResult
-    wire: WireLog  # its records are `result.wire`: appending here updates the result
-    known_failure: bool
-
-
-def owner(served: list[ServedCase], ident: object, current: Fixture) -> ServedCase | None:
-    """The single earlier case whose exchanges use `ident`, else None (the current case's fault)."""
-    if not isinstance(ident, str) or ident == NO_USABLE_ID or ident in exchange_ids(current):
+def owner(served: list[CaseResult], ident: object, current: list[WireRecord]) -> CaseResult | None:
+    """The single earlier case that sent a frame with id `ident`; None when the current case
+    did (its wire log is `current`), when none or several did, or for the id of no exchange."""
+    if not isinstance(ident, str) or ident == NO_USABLE_ID or ident in sent_ids(current):
         return None
-    owners = [case for case in served if ident in exchange_ids(case.fixture)]
+    owners = [result for result in served if ident in sent_ids(result.wire)]
     return owners[0] if len(owners) == 1 else None
 
 
-def exchange_ids(fixture: Fixture) -> set[str]:
-    """The ids a fixture's exchanges use (computed on the error path only)."""
-    return {step.exchange_id for step in fixture.steps}
+def sent_ids(records: Iterable[WireRecord]) -> set[str]:
+    """The ids of the frames a wire log shows sent (frames that are not JSON objects have none)."""
+    ids = set()
+    for record in records:
+        if record.direction != "sent":
+            continue
+        try:
+            envelope = json.loads(record.payload)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(envelope, dict) and isinstance(envelope.get("id"), str):
+            ids.add(envelope["id"])
+    return ids
 
 
-def blame(case: ServedCase, stray: StrayAnswer, during: str, stderr: str) -> None:
+def blame(result: CaseResult, stray: StrayAnswer, during: str, stderr: str) -> None:
     """Turn an earlier case's record into an `error` for the stray copy of its answer.
 
     The copy joins its wire log; an earlier failure's reason and diff are kept after the new one.
+    A known failure stays one (its outcome differs from its raw outcome: xpass or xfail).
     """
-    case.wire.received(stray.payload)
-    result = case.result
+    result.wire.append(WireRecord("received", time.monotonic() - result.started, stray.payload))
     reason = (
         f"answered twice: a second answer with id {stray.ident!r} (kind {stray.kind!r}) "
         f"arrived during case {during!r}"
     )
     result.reason = f"{reason}; before that: {result.reason}" if result.reason else reason
+    known_failure = result.outcome is not result.raw_outcome
     result.raw_outcome = Outcome.ERROR
-    result.outcome = apply_known_failure(Outcome.ERROR, case.known_failure)
+    result.outcome = apply_known_failure(Outcome.ERROR, known_failure)
     if not result.stderr_tail:
         result.stderr_tail = stderr

@@ -13,7 +13,7 @@ import time
 
 from fakepeer.cases.model import ExpectStep, Fixture, RawSendStep, SendStep
 from fakepeer.compare import Comparer, Finding
-from fakepeer.session.attribution import ServedCase, blame, owner
+from fakepeer.session.attribution import blame, owner
 from fakepeer.session.outcomes import Outcome, apply_known_failure
 from fakepeer.session.results import CaseResult
 from fakepeer.session.sdk import SdkSession, SessionError, StrayAnswer, decode
@@ -38,10 +38,9 @@ def run_case(
     If a late answer of an earlier case interrupts this one, that case takes the error and this
     one is played once more on a fresh process, where its own outcome stands.
     """
-    args = (session, fixture, timeout, comparer, known_failure, overall_deadline)
-    result = _play(*args, may_blame=True)
+    result = _play(session, fixture, timeout, comparer, known_failure, overall_deadline, True)
     if result is None:
-        result = _play(*args, may_blame=False)
+        result = _play(session, fixture, timeout, comparer, known_failure, overall_deadline, False)
     assert result is not None
     return result
 
@@ -53,7 +52,6 @@ def _play(
     comparer: Comparer,
     known_failure: bool,
     overall_deadline: float | None,
-    *,
     may_blame: bool,
 ) -> CaseResult | None:
     """Play the script once; None when an earlier case was blamed and this one must be replayed."""
@@ -94,19 +92,21 @@ def _play(
         reason, stderr = exc.reason, exc.stderr
         if session.transport is not None:  # not ended yet (a start failure ends its process)
             reason, stderr = session.end(reason)
-        if may_blame and _blamed_earlier(session, fixture, exc, stderr):
+        if may_blame and _blamed_earlier(session, fixture, wire, exc, stderr):
             return None
         return _error(fixture, wire, known_failure, reason, findings, stderr)
     result = _finished(session, fixture, wire, known_failure, findings)
-    session.served.append(ServedCase(fixture, result, wire, known_failure))
+    session.served.append(result)
     return result
 
 
-def _blamed_earlier(session: SdkSession, fixture: Fixture, exc: SessionError, stderr: str) -> bool:
+def _blamed_earlier(
+    session: SdkSession, fixture: Fixture, wire: WireLog, exc: SessionError, stderr: str
+) -> bool:
     """Whether `exc` is a stray copy of an earlier case's answer, now that case's error."""
     if not isinstance(exc, StrayAnswer):
         return False
-    earlier = owner(session.served, exc.ident, fixture)
+    earlier = owner(session.served, exc.ident, wire.records)
     if earlier is None:
         return False
     blame(earlier, exc, fixture.id, stderr)
@@ -226,4 +226,5 @@ def _result(
         findings=list(findings or ()),
         stderr_tail=stderr,
         wire=wire.records,
+        started=wire.started,
     )

@@ -23,6 +23,9 @@ class CaseResult:
     findings: list[Finding] = field(default_factory=list)
     stderr_tail: str = ""
     wire: list[WireRecord] = field(default_factory=list)
+    #: `time.monotonic()` when the case began (not reported): a frame that arrives later still
+    #: joins its wire log with the right time, e.g. the late copy of an answer (`attribution`).
+    started: float = 0.0
 
     @property
     def diff(self) -> str:

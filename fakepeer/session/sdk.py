@@ -18,7 +18,7 @@ from fakepeer.transport.errors import TransportError, TransportTimeout
 from fakepeer.transport.process import exit_text
 
 if TYPE_CHECKING:
-    from fakepeer.session.attribution import ServedCase
+    from fakepeer.session.results import CaseResult
 
 CONFORM_SCOPE = {"workspace_id": "ws-conform", "application_id": "app-conform"}
 CONFORM_RELEASE_ID = "rel-conform-1"
@@ -105,7 +105,7 @@ class SdkSession:
         self._pending_reset: str | None = None
         #: The cases the current process has finished, oldest first (filled by `run_case`):
         #: a stray frame is matched against them. Emptied when a new process starts.
-        self.served: list[ServedCase] = []
+        self.served: list[CaseResult] = []
 
     # ----------------------------------------------------------------- life cycle
 
@@ -368,7 +368,7 @@ def with_exit_status(reason: str, status: int | None, *, hung: bool = False) -> 
         return reason
     note = f"the host process itself had already {'been ' if status < 0 else ''}{text}"
     if hung:
-        note += ", but its output stayed open (held by a process it started?)"
+        note += ", but its pipes stayed open (a process it started still holds them?)"
     return f"{reason}; {note}"
 
 

@@ -17,12 +17,7 @@ from .patches import MUTANTS
 
 #: Mutants no fixture catches yet, each with the fixture that is missing. The test fails when
 #: one of them is killed, so this list only shrinks (reported in /tmp/ryusen-notes).
-KNOWN_SURVIVORS: dict[str, str] = {
-    "forward-runs-other-callbacks": (
-        "no forward fixture has a *succeeding* unresolved step before the target: "
-        "ops [run a result A, run b], target b, empty history must be target_not_found"
-    ),
-}
+KNOWN_SURVIVORS: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,8 @@ import pytest
 
 from fakepeer.compare import Comparer
 from fakepeer.session import Outcome, RunOptions, SdkSession, run_case, run_suite
-from fakepeer.session.attribution import ServedCase, owner
-from fakepeer.session.wire import WireLog
+from fakepeer.session.attribution import owner, sent_ids
+from fakepeer.session.wire import WireRecord
 
 from .helpers import echo_scenario
 from .mock_sdk import MockSdk
@@ -112,25 +112,29 @@ def test_an_extra_copy_within_the_case_is_still_that_cases_error() -> None:
 
 
 def test_an_id_claimed_by_several_earlier_cases_blames_none_of_them() -> None:
-    fixture = echo_scenario("ok", fixture_id="t.a").build()
-    current = echo_scenario("ok", fixture_id="t.b").build()
-    served = [
-        ServedCase(fixture, _run(SdkSession(MockSdk().factory), "ok", "t.a"), WireLog(), False)
-        for _ in range(2)
-    ]
+    served = [_run(SdkSession(MockSdk().factory), "ok", "t.a") for _ in range(2)]
+    current = _run(SdkSession(MockSdk().factory), "ok", "t.b").wire
     assert owner(served, "t.a#1", current) is None
     assert owner(served[:1], "t.a#1", current) is served[0]
+    assert owner(served[:1], "t.b#1", current) is None, "the current case's own id"
     assert owner(served[:1], 7, current) is None
+
+
+def test_ids_are_read_from_the_frames_a_case_sent() -> None:
+    result = _run(SdkSession(MockSdk().factory), "ok", "t.a")
+    assert sent_ids(result.wire) == {"bench.register#1", "bench.reset#2", "t.a#1"}
+    raw = WireRecord("sent", 0.0, b"\xff not json")
+    assert sent_ids([raw, WireRecord("sent", 0.0, b'{"id": 3}')]) == set()
 
 
 def test_only_cases_of_the_current_process_can_be_blamed() -> None:
     sdk = MockSdk()
     session = SdkSession(sdk.factory)
     _run(session, "ok", "t.a")
-    assert [case.fixture.id for case in session.served] == ["t.a"]
+    assert [case.id for case in session.served] == ["t.a"]
     _run(session, "crash", "t.crash")
     _run(session, "ok", "t.b")
-    assert [case.fixture.id for case in session.served] == ["t.b"]
+    assert [case.id for case in session.served] == ["t.b"]
 
 
 def test_the_runner_reports_the_amended_record() -> None:

@@ -103,7 +103,7 @@ def test_a_hang_of_a_host_that_already_exited_names_its_exit_status() -> None:
     assert result.outcome is Outcome.ERROR
     assert result.reason.startswith("hung: sent no complete frame")
     assert "the host process itself had already exited with status 5" in result.reason
-    assert "output stayed open" in result.reason
+    assert "pipes stayed open" in result.reason
 
 
 def test_a_live_hang_says_nothing_about_an_exit() -> None:
@@ -129,5 +129,5 @@ def test_with_exit_status_wording() -> None:
         "wrote garbage; the host process itself had already been killed by SIGSEGV"
     )
     assert with_exit_status("hung", 0, hung=True).startswith(
-        "hung; the host process itself had already exited with status 0, but its output"
+        "hung; the host process itself had already exited with status 0, but its pipes"
     )
