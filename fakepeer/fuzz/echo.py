@@ -75,8 +75,7 @@ class EchoSession:
         return EchoReply(envelope)
 
     def _broken(self, reason: str) -> EchoReply:
-        tail = self.session.stderr_tail()
-        self.session.discard()
+        tail = self.session.discard()  # read after the kill, so the host's last words are in it
         detail = f"{reason}; stderr: {tail[-400:]}" if tail else reason
         return EchoReply(None, detail)
 
