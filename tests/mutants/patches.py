@@ -1287,3 +1287,585 @@ def _manifest_rejection_code_lost() -> None:
         return result
 
     replace_everywhere(original, publication_result)
+
+
+# ------------------------------------------------------------------------- JSON convenience
+
+
+def _convenience_parse(loads: Callable[..., Any]) -> None:
+    """Patch the JSON convenience's text parser (not the frame codec's): `loads(text, **hooks)`."""
+    convenience = _m("ryusen_sdk.json_convenience")
+    jsontext = _m("ryusen_sdk.jsontext")
+
+    def parse(data, parse_int=None, parse_float=None):
+        try:
+            text = bytes(data).decode("utf-8")
+            hooks = {
+                "object_pairs_hook": jsontext._pairs,
+                "parse_int": parse_int,
+                "parse_float": parse_float,
+                "parse_constant": jsontext._refuse_constant,
+            }
+            return loads(text, **hooks)
+        except ValueError as exc:
+            raise jsontext.JsonTextError(str(exc)) from None
+
+    convenience.parse = parse
+
+
+@mutant(
+    "json-nonfinite-literal-as-null", "the JSON convenience reads NaN/Infinity literals as null"
+)
+def _json_nonfinite_literal_as_null() -> None:
+    import json
+
+    def loads(text, **hooks):
+        return json.loads(text, **(hooks | {"parse_constant": lambda name: None}))
+
+    _convenience_parse(loads)
+
+
+@mutant(
+    "json-trailing-text-ignored", "the JSON convenience parses the first value, ignoring the rest"
+)
+def _json_trailing_text_ignored() -> None:
+    import json
+
+    def loads(text, **hooks):
+        return json.JSONDecoder(**hooks).raw_decode(text)[0]
+
+    _convenience_parse(loads)
+
+
+@mutant("json-empty-text-as-null", "the JSON convenience reads empty text as null")
+def _json_empty_text_as_null() -> None:
+    import json
+
+    _convenience_parse(lambda text, **hooks: json.loads(text, **hooks) if text else None)
+
+
+@mutant(
+    "json-overflow-as-null", "an overflowing JSON number literal is read as null (JS semantics)"
+)
+def _json_overflow_as_null() -> None:
+    convenience = _m("ryusen_sdk.json_convenience")
+    convenience._parse_float = lambda text: float(text) if math.isfinite(float(text)) else None
+
+
+@mutant("json-refusal-as-conversion", "JSON convenience refusals use sdk.conversion, not sdk.json")
+def _json_refusal_as_conversion() -> None:
+    convenience = _m("ryusen_sdk.json_convenience")
+    errors = _m("ryusen_sdk.errors")
+    convenience.JsonConvenienceError = errors.ConversionError
+
+
+@mutant("json-ascii-escapes", "the JSON convenience writes non-ASCII characters as \\u escapes")
+def _json_ascii_escapes() -> None:
+    convenience = _m("ryusen_sdk.json_convenience")
+    import json
+
+    original = convenience.to_bytes
+
+    def to_bytes(document):
+        canonical = json.loads(original(document))
+        return json.dumps(canonical, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+
+    replace_everywhere(original, to_bytes)
+
+
+@mutant("json-strings-auto-parsed", "a str value holding a JSON object is decoded as that object")
+def _json_strings_auto_parsed() -> None:
+    import json
+
+    def transform(document, decoded):
+        if isinstance(decoded, str) and decoded.startswith("{"):
+            try:
+                return json.loads(decoded)
+            except ValueError:
+                return decoded
+        return decoded
+
+    _wrap_decode(transform)
+
+
+# ------------------------------------------------------------------------- value decoding
+
+
+def _wrap_int_text(transform: Callable[[Callable, object, int, int], int | None]) -> None:
+    """Patch `values._int_text` (integer payloads): `transform(original, payload, low, high)`."""
+    values = _m("ryusen_sdk.values")
+    original = values._int_text
+    values._int_text = lambda payload, low, high: transform(original, payload, low, high)
+
+
+@mutant("u64-strtoull", "u64 text is parsed like strtoull: -1 wraps, overflow saturates")
+def _u64_strtoull() -> None:
+    values = _m("ryusen_sdk.values")
+
+    def transform(original, payload, low, high):
+        if high == values.U64_MAX and isinstance(payload, str):
+            number = original(payload.removeprefix("-"), 0, 2**80)
+            if number is not None:
+                return -number % 2**64 if payload.startswith("-") else min(number, high)
+        return original(payload, low, high)
+
+    _wrap_int_text(transform)
+
+
+@mutant("i64-lower-bound-unchecked", "i64 text below -2^63 is accepted (only the top is checked)")
+def _i64_lower_bound_unchecked() -> None:
+    values = _m("ryusen_sdk.values")
+
+    def transform(original, payload, low, high):
+        if low == values.I64_MIN:
+            low = -(2**80)
+        return original(payload, low, high)
+
+    _wrap_int_text(transform)
+
+
+@mutant("i64-min-symmetric", "the i64 minimum is taken as -(2^63 - 1)")
+def _i64_min_symmetric() -> None:
+    values = _m("ryusen_sdk.values")
+    values.I64_MIN = -(2**63 - 1)
+
+
+@mutant("integer-text-via-float", 'integer payloads are parsed as doubles ("1e3" is 1000)')
+def _integer_text_via_float() -> None:
+    values = _m("ryusen_sdk.values")
+
+    def transform(original, payload, low, high):
+        if not isinstance(payload, str) or not values._F64_TEXT.fullmatch(payload):
+            return None
+        number = float(payload)
+        if not math.isfinite(number) or number != int(number):
+            return None
+        return int(number) if low <= number <= high else None
+
+    _wrap_int_text(transform)
+
+
+@mutant("json-number-payload-accepted", "an integer payload given as a JSON number is accepted")
+def _json_number_payload_accepted() -> None:
+    def transform(original, payload, low, high):
+        if type(payload) is int:
+            payload = str(payload)
+        return original(payload, low, high)
+
+    _wrap_int_text(transform)
+
+
+def _wrap_decode_before(transform: Callable[[Callable, object, str], object]) -> None:
+    """Patch `from_tagged` (every binding): `transform(original, document, pointer)`."""
+    values = _m("ryusen_sdk.values")
+    original = values.from_tagged
+
+    def from_tagged(document, pointer=""):
+        return transform(original, document, pointer)
+
+    replace_everywhere(original, from_tagged)
+
+
+@mutant("unknown-tag-as-null", "a value with an unknown tag decodes as null")
+def _unknown_tag_as_null() -> None:
+    values = _m("ryusen_sdk.values")
+
+    def transform(original, document, pointer):
+        if isinstance(document, dict) and isinstance(document.get("t"), str):
+            if document["t"] not in values._TAGS:
+                return None
+        return original(document, pointer)
+
+    _wrap_decode_before(transform)
+
+
+@mutant("missing-payload-empty", 'a str value without "v" decodes as the empty string')
+def _missing_payload_empty() -> None:
+    def transform(original, document, pointer):
+        if isinstance(document, dict) and document.get("t") == "str" and "v" not in document:
+            return ""
+        return original(document, pointer)
+
+    _wrap_decode_before(transform)
+
+
+@mutant("null-payload-tolerated", 'a null value with "v": null is accepted')
+def _null_payload_tolerated() -> None:
+    def transform(original, document, pointer):
+        if document == {"t": "null", "v": None}:
+            return None
+        return original(document, pointer)
+
+    _wrap_decode_before(transform)
+
+
+@mutant("f64-text-round-trip-only", 'f64 text is checked by String(Number(v)) == v ("NaN" passes)')
+def _f64_text_round_trip_only() -> None:
+    values = _m("ryusen_sdk.values")
+    original = values._float_text
+    names = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+
+    def float_text(payload):
+        if isinstance(payload, str) and payload in names:
+            return names[payload]
+        return original(payload)
+
+    values._float_text = float_text
+
+
+@mutant("f64-overflow-infinite", 'an overflowing f64 text ("1e999") decodes as infinity')
+def _f64_overflow_infinite() -> None:
+    values = _m("ryusen_sdk.values")
+    original = values._float_text
+
+    def float_text(payload):
+        if isinstance(payload, str) and values._F64_TEXT.fullmatch(payload):
+            if math.isinf(float(payload)):
+                return float(payload)
+        return original(payload)
+
+    values._float_text = float_text
+
+
+@mutant("str-truncated-at-nul", "str values are truncated at the first NUL (C strings)")
+def _str_truncated_at_nul() -> None:
+    def transform(document, decoded):
+        return decoded.split("\0", 1)[0] if isinstance(decoded, str) else decoded
+
+    _wrap_decode(transform)
+
+
+@mutant("blob-default-media-type", "a blob without media_type gets application/octet-stream")
+def _blob_default_media_type() -> None:
+    values = _m("ryusen_sdk.values")
+
+    def transform(document, decoded):
+        if isinstance(decoded, values.BlobRef) and decoded.media_type is None:
+            return values.BlobRef(decoded.sha256, decoded.size, "application/octet-stream")
+        return decoded
+
+    _wrap_decode(transform)
+
+
+@mutant("empty-dict-as-array", "an empty dict is encoded as an empty array (PHP's array)")
+def _empty_dict_as_array() -> None:
+    def transform(original, value, depth):
+        return {"t": "array", "v": []} if type(value) is dict and not value else None
+
+    _wrap_encode(transform)
+
+
+@mutant("utf8-bytes-as-str", "bytes holding valid UTF-8 decode as str")
+def _utf8_bytes_as_str() -> None:
+    def transform(document, decoded):
+        if isinstance(decoded, bytes) and decoded:
+            try:
+                return decoded.decode("utf-8")
+            except UnicodeDecodeError:
+                return decoded
+        return decoded
+
+    _wrap_decode(transform)
+
+
+# ------------------------------------------------------------------------- envelopes, requests
+
+
+@mutant("missing-body-defaulted", "an envelope without body gets an empty body")
+def _missing_body_defaulted() -> None:
+    codec = _m("ryusen_sdk.codec")
+    original = codec.parse
+
+    def parse(payload):
+        document = original(payload)
+        if isinstance(document, dict) and "body" not in document:
+            document["body"] = {}
+        return document
+
+    codec.parse = parse
+
+
+@mutant("version-number-coerced", "a version given as a JSON number is read as its text")
+def _version_number_coerced() -> None:
+    codec = _m("ryusen_sdk.codec")
+    original = codec.version_major
+
+    def version_major(text):
+        if isinstance(text, int | float) and not isinstance(text, bool):
+            text = str(text)
+        return original(text)
+
+    replace_everywhere(original, version_major)
+
+
+@mutant("history-iterated-anyway", "a history that is not an array is iterated as one")
+def _history_iterated_anyway() -> None:
+    codec = _m("ryusen_sdk.codec")
+    original = codec.decode_invoke
+
+    def decode_invoke(envelope, payload_size):
+        history = envelope.body.get("history")
+        if isinstance(history, dict):
+            body = dict(envelope.body, history=list(history))
+            envelope = codec.Envelope(envelope.version, envelope.kind, envelope.id, body)
+        return original(envelope, payload_size)
+
+    replace_everywhere(original, decode_invoke)
+
+
+@mutant("request-limit-decimal-mb", "the invoke size limit is 4 MB (4,000,000), not 4 MiB")
+def _request_limit_decimal_mb() -> None:
+    codec = _m("ryusen_sdk.codec")
+    codec.MAX_INVOKE_BYTES = 4_000_000
+
+
+def _id_length_measured(measure: Callable[[str], int]) -> None:
+    """Patch envelope decoding so an id of more than 256 `measure` units is refused."""
+    codec = _m("ryusen_sdk.codec")
+    original = codec.decode_envelope
+
+    def decode_envelope(payload, receivable=codec.RECEIVABLE_KINDS):
+        envelope = original(payload, receivable)
+        if measure(envelope.id) > 256:
+            error = codec._malformed("/id", "id must be a string of 1 to 256 characters")
+            raise codec.FrameError(error, codec.NO_ID, envelope.kind)
+        return envelope
+
+    replace_everywhere(original, decode_envelope)
+
+
+@mutant("id-length-utf16", "an id's length is counted in UTF-16 code units (JavaScript)")
+def _id_length_utf16() -> None:
+    _id_length_measured(lambda text: len(text.encode("utf-16-le")) // 2)
+
+
+@mutant("id-length-utf8", "an id's length is counted in UTF-8 bytes")
+def _id_length_utf8() -> None:
+    _id_length_measured(lambda text: len(text.encode("utf-8")))
+
+
+# ------------------------------------------------------------------------- timers, targets
+
+
+@mutant("ms-unit-as-seconds", "the unit `ms` is read as seconds (copied table row)")
+def _ms_unit_as_seconds() -> None:
+    durations = _m("ryusen_sdk.durations")
+    durations._UNITS["ms"] = durations.Fraction(1_000)
+
+
+@mutant("duration-fraction-dropped", 'the fractional part of a duration number is dropped ("1.5s")')
+def _duration_fraction_dropped() -> None:
+    durations = _m("ryusen_sdk.durations")
+    durations._decimal = lambda number: durations.Fraction(int(number.split(".")[0] or "0"))
+
+
+@mutant("zero-sleep-skipped", "a sleep that is due immediately is skipped, not declared")
+def _zero_sleep_skipped() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    original = workflow.Workflow.sleep
+
+    def sleep(self, id, duration):
+        if workflow.to_wire_millis(duration) == 0:
+            return None
+        return original(self, id, duration)
+
+    workflow.Workflow.sleep = sleep
+
+
+@mutant("target-not-found-phase-from-mode", "target_not_found carries the mode, not the phase")
+def _target_not_found_phase_from_mode() -> None:
+    answers = _m("ryusen_sdk.answers")
+    original = answers.target_not_found
+
+    def target_not_found(target):
+        answer = original(target)
+        if target.phase == "compensation":
+            answer.body["phase"] = "compensate"
+        return answer
+
+    replace_everywhere(original, target_not_found)
+
+
+@mutant("missing-compensator-no-op", "a target without a compensator completes with null")
+def _missing_compensator_no_op() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    original = workflow.Pass.decide
+
+    def decide(self, step_id, kind, declaration, callback=None, compensate=None):
+        target = self.target
+        if self.mode == "compensate" and target is not None and step_id == target.step_id:
+            compensate = compensate or (lambda context, value: None)
+        return original(self, step_id, kind, declaration, callback, compensate)
+
+    workflow.Pass.decide = decide
+
+
+@mutant("missing-compensator-runs-forward", "a target without a compensator runs its callback")
+def _missing_compensator_runs_forward() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    original = workflow.Pass.decide
+
+    def decide(self, step_id, kind, declaration, callback=None, compensate=None):
+        target = self.target
+        if self.mode == "compensate" and target is not None and step_id == target.step_id:
+            if compensate is None and callback is not None:
+                compensate = lambda context, value: callback(context)  # noqa: E731
+        return original(self, step_id, kind, declaration, callback, compensate)
+
+    workflow.Pass.decide = decide
+
+
+# ------------------------------------------------------------------------- targeted passes
+
+
+def _wrap_targeted_end(answer_for: Callable[[Any, dict], Any]) -> None:
+    """Patch `execute`: a targeted pass whose function ended on its own (no pass answer) is
+    answered `answer_for(request, outcome)` (outcome: {"returned": v} or {"raised": exc}) when
+    that gives an answer, instead of target_not_found."""
+    invocation = _m("ryusen_sdk.invocation")
+    original = invocation.execute
+
+    def execute(registry, request, admission_open=True):
+        outcome: dict = {}
+
+        class Registry:
+            def handler(self, function_id):
+                handler = registry.handler(function_id)
+                if handler is None:
+                    return None
+
+                def run(workflow, input):
+                    outcome["pass"] = workflow._pass
+                    try:
+                        outcome["returned"] = handler(workflow, input)
+                    except Exception as exc:
+                        outcome["raised"] = exc
+                        raise
+                    return outcome["returned"]
+
+                return run
+
+        answer = original(Registry(), request, admission_open)
+        if request.mode == "discover" or request.target is None or "pass" not in outcome:
+            return answer
+        if outcome["pass"].answer is not None or isinstance(
+            outcome.get("raised"), invocation.Suspension
+        ):
+            return answer
+        return answer_for(request, outcome) or answer
+
+    replace_everywhere(original, execute)
+
+
+@mutant("targeted-return-completed", "a targeted pass whose function returns is answered completed")
+def _targeted_return_completed() -> None:
+    answers = _m("ryusen_sdk.answers")
+    values = _m("ryusen_sdk.values")
+
+    def answer_for(request, outcome):
+        if "returned" in outcome:
+            return answers.completed(values.to_tagged(outcome["returned"]))
+        return None
+
+    _wrap_targeted_end(answer_for)
+
+
+@mutant("targeted-raise-failed", "a targeted pass whose function raises is answered failed")
+def _targeted_raise_failed() -> None:
+    answers = _m("ryusen_sdk.answers")
+    errors = _m("ryusen_sdk.errors")
+
+    def answer_for(request, outcome):
+        if "raised" in outcome:
+            return answers.failed(errors.error_from_exception(outcome["raised"]).to_record())
+        return None
+
+    _wrap_targeted_end(answer_for)
+
+
+@mutant("forward-discovers-work", "forward mode declares an unresolved non-target step")
+def _forward_discovers_work() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    answers = _m("ryusen_sdk.answers")
+    original = workflow.Pass.decide
+
+    def decide(self, step_id, kind, declaration, callback=None, compensate=None):
+        target = self.target
+        if (
+            self.mode == "forward"
+            and target is not None
+            and step_id != target.step_id
+            and step_id not in self.history
+        ):
+            raise self._stop(answers.declared(declaration))
+        return original(self, step_id, kind, declaration, callback, compensate)
+
+    workflow.Pass.decide = decide
+
+
+# ------------------------------------------------------------------------- sessions
+
+
+@mutant("ack-required-list-defaulted", "a register_ack without required_capabilities registers")
+def _ack_required_list_defaulted() -> None:
+    codec = _m("ryusen_sdk.codec")
+    original = codec.string_array
+
+    def string_array(body, name, pointer):
+        if name == "required_capabilities" and name not in body:
+            return []
+        return original(body, name, pointer)
+
+    codec.string_array = string_array
+
+
+@mutant("refusal-sticks", "after an invalid_value refusal the next invoke is refused the same way")
+def _refusal_sticks() -> None:
+    codec = _m("ryusen_sdk.codec")
+    original = codec.decode_invoke
+    state: dict = {}
+
+    def decode_invoke(envelope, payload_size):
+        if state.get("error") is not None:
+            raise state.pop("error")
+        try:
+            return original(envelope, payload_size)
+        except codec.ProtocolError as error:
+            if error.category == "protocol.invalid_value":
+                state["error"] = error
+            raise
+
+    replace_everywhere(original, decode_invoke)
+
+
+@mutant("answers-keyed-by-run", "an invoke is answered on the first request id seen for its run")
+def _answers_keyed_by_run() -> None:
+    codec = _m("ryusen_sdk.codec")
+    original = codec.decode_envelope
+    first_ids: dict = {}
+
+    def decode_envelope(payload, receivable=codec.RECEIVABLE_KINDS):
+        envelope = original(payload, receivable)
+        if envelope.kind == "conform.reset":
+            first_ids.clear()
+        run_id = envelope.body.get("run_id")
+        if envelope.kind == "invoke" and isinstance(run_id, str):
+            frame_id = first_ids.setdefault(run_id, envelope.id)
+            return codec.Envelope(envelope.version, envelope.kind, frame_id, envelope.body)
+        return envelope
+
+    replace_everywhere(original, decode_envelope)
+
+
+@mutant("invoke-never-replayed", "a child invoke is declared again even when history has it")
+def _invoke_never_replayed() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    answers = _m("ryusen_sdk.answers")
+    original = workflow.Pass.decide
+
+    def decide(self, step_id, kind, declaration, callback=None, compensate=None):
+        if kind == "invoke" and self.mode == "discover" and step_id in self.history:
+            raise self._stop(answers.declared(declaration))
+        return original(self, step_id, kind, declaration, callback, compensate)
+
+    workflow.Pass.decide = decide
