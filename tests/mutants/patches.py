@@ -262,8 +262,8 @@ def _compensate_without_forward() -> None:
     workflow.Pass.decide = decide
 
 
-@mutant("compensation-discovers-work", "compensation declares an unresolved step instead of 404")
-def _compensation_discovers_work() -> None:
+def _declare_unresolved_in(mode: str) -> None:
+    """Patch: a targeted pass in `mode` declares an unresolved non-target step (new work)."""
     workflow = _m("ryusen_sdk.workflow")
     answers = _m("ryusen_sdk.answers")
     original = workflow.Pass.decide
@@ -271,7 +271,7 @@ def _compensation_discovers_work() -> None:
     def decide(self, step_id, kind, declaration, callback=None, compensate=None):
         target = self.target
         if (
-            self.mode == "compensate"
+            self.mode == mode
             and target is not None
             and step_id != target.step_id
             and step_id not in self.history
@@ -280,6 +280,11 @@ def _compensation_discovers_work() -> None:
         return original(self, step_id, kind, declaration, callback, compensate)
 
     workflow.Pass.decide = decide
+
+
+@mutant("compensation-discovers-work", "compensation declares an unresolved step instead of 404")
+def _compensation_discovers_work() -> None:
+    _declare_unresolved_in("compensate")
 
 
 @mutant("forward-runs-other-callbacks", "forward mode runs an unresolved non-target step too")
@@ -1785,22 +1790,7 @@ def _targeted_raise_failed() -> None:
 
 @mutant("forward-discovers-work", "forward mode declares an unresolved non-target step")
 def _forward_discovers_work() -> None:
-    workflow = _m("ryusen_sdk.workflow")
-    answers = _m("ryusen_sdk.answers")
-    original = workflow.Pass.decide
-
-    def decide(self, step_id, kind, declaration, callback=None, compensate=None):
-        target = self.target
-        if (
-            self.mode == "forward"
-            and target is not None
-            and step_id != target.step_id
-            and step_id not in self.history
-        ):
-            raise self._stop(answers.declared(declaration))
-        return original(self, step_id, kind, declaration, callback, compensate)
-
-    workflow.Pass.decide = decide
+    _declare_unresolved_in("forward")
 
 
 # ------------------------------------------------------------------------- sessions
