@@ -274,7 +274,8 @@ def explain(expected: object, actual: object) -> list[Finding]:
     """List each differing JSON pointer with the expected and actual values (deepdiff)."""
     from deepdiff import DeepDiff
 
-    diff = DeepDiff(expected, actual, view="tree", verbose_level=2)
+    # ignore_private_variables=False: JSON has no private keys; `__proto__` is data like any other.
+    diff = DeepDiff(expected, actual, view="tree", verbose_level=2, ignore_private_variables=False)
     findings = []
     for levels in diff.values():
         for level in levels:

@@ -232,3 +232,15 @@ def test_fast_path_does_not_hide_a_mismatch_behind_a_cache() -> None:
     findings = comparer.compare(step, _frame("x", {"v": {"t": "str", "v": "b"}}))
     assert [f.pointer for f in findings] == ["/body/v/v"]
     assert comparer.compare(step, _frame("x", {"v": {"v": "a", "t": "str"}})) == []
+
+
+@pytest.mark.parametrize("key", ["__proto__", "__init__", "constructor", ""])
+def test_no_key_is_hidden_from_an_explanation(key: str) -> None:
+    """deepdiff hides `__x` keys by default; a missing `__proto__` must still be named."""
+    expected = {"metadata": {key: "x", "kept": "y"}}
+    missing = explain(expected, {"metadata": {"kept": "y"}})
+    assert [f.pointer for f in missing] == [f"/metadata/{key}"]
+    assert "(absent)" in missing[0].message
+    changed = explain(expected, {"metadata": {key: "z", "kept": "y"}})
+    assert [f.pointer for f in changed] == [f"/metadata/{key}"]
+    assert 'expected "x", got "z"' in changed[0].message
