@@ -18,6 +18,7 @@ from typing import Annotated
 import typer
 
 from fakepeer.cases import FixtureError, Shard, default_fixture_dir, load_fixtures, select
+from fakepeer.cases.root import RootError, configure
 from fakepeer.report import (
     ReportError,
     RunInfo,
@@ -53,6 +54,22 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
+
+
+@app.callback()
+def _choose_root(
+    root: Annotated[
+        Path | None,
+        typer.Option(
+            "--root",
+            help="The checkout to work on (default: the one containing the current folder, "
+            "else the corpus bundled with the package, read-only).",
+            metavar="DIR",
+        ),
+    ] = None,
+) -> None:
+    """Language-neutral conformance bench for the Ryusen execution protocol (RFD 2)."""
+    configure(root, announce=True)
 
 
 class UsageProblem(Exception):
@@ -326,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
         status = 0
     except SystemExit as exc:  # typer reports usage errors itself (exit status 2)
         status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
-    except UsageProblem as exc:
+    except (UsageProblem, RootError) as exc:
         _say(str(exc))
         status = EXIT_USAGE
     except FixtureError as exc:

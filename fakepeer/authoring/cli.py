@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from fakepeer.cases import FixtureError, fixture_files, repository_root
+from fakepeer.cases.root import RootError, active_root, refuse_installed, writable_default
 
 fixtures_app = typer.Typer(
     help="Validate, format, scaffold and record conformance fixtures.", no_args_is_help=True
@@ -83,6 +84,10 @@ def fmt_command(
         if formatted != text:
             changed.append(file)
             if not check:
+                try:
+                    refuse_installed(file, "the formatted fixture")
+                except RootError as exc:
+                    raise _fail(str(exc)) from None
                 file.write_text(formatted, encoding="utf-8")
     if broken:
         raise _fail(broken)
@@ -102,17 +107,26 @@ def new_command(
     fixture_id: Annotated[str, typer.Argument(metavar="ID", help="The new fixture's id.")],
     category: Annotated[str, typer.Option("--category", "-c", help="The fixture's category.")],
     directory: Annotated[
-        Path | None, typer.Option("--dir", help="The fixtures root (default: fixtures/).")
+        Path | None,
+        typer.Option(
+            "--dir",
+            help="The fixtures root (default: the checkout's fixtures/; outside a checkout, "
+            "./fixtures). Never a folder inside an installed package.",
+        ),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing file.")] = False,
 ) -> None:
     """Scaffold a fixture from a template (it fails validate until its TODOs are filled)."""
     from fakepeer.authoring.scaffold import ScaffoldError, write_scaffold
 
-    root = directory if directory is not None else repository_root() / "fixtures"
     try:
+        if directory is None:
+            root = writable_default(active_root(), Path("fixtures"), "the new fixture", "--dir DIR")
+        else:
+            refuse_installed(directory, "the new fixture")
+            root = directory
         path = write_scaffold(fixture_id, category, root, force)
-    except ScaffoldError as exc:
+    except (ScaffoldError, RootError) as exc:
         raise _fail(str(exc)) from None
     typer.echo(f"created {path}")
 
@@ -144,11 +158,12 @@ def record_command(
     try:
         document = load_draft(source)
         path = draft_path(source, document["id"], out)
+        refuse_installed(path, "the recording")
         if path.exists() and not force:
             raise RecordError(f"{path} exists; pass --force to replace this draft")
         recording = record(source, sdk, first_wait=wait)
         write_recording(recording, path, force)
-    except RecordError as exc:
+    except (RecordError, RootError) as exc:
         raise _fail(str(exc)) from None
     for warning in recording.warnings:
         typer.echo(f"warning: {warning}", err=True)
@@ -181,6 +196,15 @@ def matrix_command(
     )
 
     path = output if output is not None else default_matrix_path()
+    if not check:
+        try:
+            if output is None and not active_root().writable:
+                raise RootError(
+                    f"the bundled {path} is read-only; run inside a checkout or pass --output FILE"
+                )
+            refuse_installed(path, "the matrix")
+        except RootError as exc:
+            raise _fail(str(exc)) from None
     try:
         text = render_matrix(build_matrix(fixtures))
     except FixtureError as exc:

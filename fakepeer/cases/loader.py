@@ -17,18 +17,19 @@ from fakepeer.cases.exchanges import ExchangeCounter
 from fakepeer.cases.macros import MacroError, expand
 from fakepeer.cases.model import ExpectStep, Fixture, RawSendStep, Rule, SendStep, Step
 from fakepeer.cases.pointer import join
+from fakepeer.cases.root import active_root
 from fakepeer.cases.schema import schema_problems
 
 DEFAULT_VERSION = "1.0"
 
 
 def repository_root() -> Path:
-    """The checkout that holds the `fakepeer` package (fixtures/, runners/ live beside it)."""
-    return Path(__file__).resolve().parents[2]
+    """The root this invocation works on (fakepeer.cases.root): a checkout or the bundled corpus."""
+    return active_root().path
 
 
 def default_fixture_dir() -> Path:
-    return repository_root() / "fixtures"
+    return active_root().fixtures
 
 
 def fixture_files(paths: Iterable[Path | str]) -> list[Path]:
