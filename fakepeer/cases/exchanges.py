@@ -9,18 +9,9 @@ them on their own id, as §10.9 says it answers any frame it cannot decode.
 from __future__ import annotations
 
 from fakepeer.protocol.limits import MAX_ID_CHARS
-from fakepeer.protocol.messages import loads_lenient
 
-# The server answers of §14 (S→W kinds that answer a worker request). Listed in docs/fixtures.md.
-SERVER_ANSWER_KINDS = frozenset(
-    {
-        "register_ack",
-        "register_refused",
-        "manifest_activated",
-        "manifest_conflict",
-        "manifest_rejected",
-    }
-)
+# The server answers of §14 come from the catalog (`server_answer=True`).
+from fakepeer.protocol.messages import SERVER_ANSWER_KINDS, loads_lenient
 
 NO_USABLE_ID = "-"
 

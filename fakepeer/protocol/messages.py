@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from fakepeer.protocol.limits import MAX_ID_CHARS
+from fakepeer.protocol.shapes import BODIES
 from fakepeer.protocol.values import has_lone_surrogate
 from fakepeer.protocol.version import CAPABILITIES, SUPPORTED_MAJOR, parse_version
 
@@ -48,19 +49,44 @@ class MessageKind:
     name: str
     direction: Direction
     section: str
-    #: Body members in §14 order: required, then optional.
-    required: tuple[str, ...]
-    optional: tuple[str, ...] = ()
     #: A bench send of this kind opens a new exchange (`invoke` and bench-to-host `conform.*`).
     opens_exchange: bool = False
     #: A server answer the bench sends inside the current exchange (docs/fixtures.md Identifiers).
     server_answer: bool = False
+    #: Where the body holds tagged values (§3): `/`-separated members, `*` for every array item,
+    #: `*[member=text]` for the items whose member has that value. `value_positions` reads it.
+    values: tuple[str, ...] = ()
     example: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def body(self) -> dict[str, Any]:
+        """The JSON Schema of the body (shapes.py), the source of the generated schema files."""
+        return BODIES[self.name]
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        """Body members every message of this kind has, in §14 order."""
+        return tuple(self.body.get("required", ()))
+
+    @property
+    def optional(self) -> tuple[str, ...]:
+        """The other body members, in §14 order (members some variants require come here)."""
+        return tuple(name for name in _member_names(self.body) if name not in self.required)
 
     @property
     def members(self) -> tuple[str, ...]:
         """All body members in §14 order."""
         return self.required + self.optional
+
+
+def _member_names(schema: dict[str, Any]) -> list[str]:
+    """Property names of a body schema, then of its `allOf` branches, first mention first."""
+    names = list(schema.get("properties", {}))
+    for branch in schema.get("allOf", ()):
+        for name in branch.get("then", {}).get("properties", {}):
+            if name not in names:
+                names.append(name)
+    return names
 
 
 def _envelope(kind: str, body: dict[str, Any], ident: str = "example#1") -> dict[str, Any]:
@@ -72,18 +98,6 @@ _CATALOG: tuple[MessageKind, ...] = (
         "register",
         "W->S",
         "7.1",
-        (
-            "scope",
-            "release",
-            "instance_id",
-            "manifest_hash",
-            "functions",
-            "contract",
-            "versions",
-            "capabilities",
-            "capacity",
-            "sdk",
-        ),
         example=_envelope(
             "register",
             {
@@ -118,7 +132,6 @@ _CATALOG: tuple[MessageKind, ...] = (
         "register_ack",
         "S->W",
         "7.2",
-        ("version", "capabilities", "required_capabilities"),
         server_answer=True,
         example=_envelope(
             "register_ack",
@@ -133,7 +146,6 @@ _CATALOG: tuple[MessageKind, ...] = (
         "register_refused",
         "S->W",
         "7.2",
-        ("code", "message"),
         server_answer=True,
         example=_envelope(
             "register_refused", {"code": "unauthorized_scope", "message": "not authorized"}
@@ -143,7 +155,6 @@ _CATALOG: tuple[MessageKind, ...] = (
         "publish_manifest",
         "W->S",
         "8.4",
-        ("scope", "expected_parent", "functions", "triggers", "contents"),
         example=_envelope(
             "publish_manifest",
             {
@@ -164,7 +175,6 @@ _CATALOG: tuple[MessageKind, ...] = (
         "manifest_activated",
         "S->W",
         "8.5",
-        ("application_generation", "workspace_generation", "commit_order"),
         server_answer=True,
         example=_envelope(
             "manifest_activated",
@@ -175,7 +185,6 @@ _CATALOG: tuple[MessageKind, ...] = (
         "manifest_conflict",
         "S->W",
         "8.5",
-        ("active_generation", "message"),
         server_answer=True,
         example=_envelope(
             "manifest_conflict", {"active_generation": _H3, "message": "stale expected_parent"}
@@ -185,7 +194,6 @@ _CATALOG: tuple[MessageKind, ...] = (
         "manifest_rejected",
         "S->W",
         "8.5",
-        ("code", "message"),
         server_answer=True,
         example=_envelope(
             "manifest_rejected",
@@ -196,8 +204,7 @@ _CATALOG: tuple[MessageKind, ...] = (
         "invoke",
         "S->W",
         "9.1",
-        ("run_id", "function_id", "mode", "input", "history"),
-        ("target",),
+        values=("input", "history/*[status=completed]/value"),
         opens_exchange=True,
         example=_envelope(
             "invoke",
@@ -239,7 +246,7 @@ _CATALOG: tuple[MessageKind, ...] = (
         "declared",
         "W->S",
         "10.1",
-        ("declaration",),
+        values=("declaration/input", "declaration/payload"),
         example=_envelope(
             "declared",
             {
@@ -257,22 +264,19 @@ _CATALOG: tuple[MessageKind, ...] = (
         "completed",
         "W->S",
         "10.2",
-        ("value",),
+        values=("value",),
         example=_envelope("completed", {"value": {"t": "null"}}),
     ),
     MessageKind(
         "failed",
         "W->S",
         "10.3",
-        ("error",),
         example=_envelope("failed", {"error": _ERROR}),
     ),
     MessageKind(
         "definition_blocked",
         "W->S",
         "10.5",
-        ("reason", "step_id"),
-        ("first_source", "duplicate_source"),
         example=_envelope(
             "definition_blocked",
             {
@@ -287,7 +291,7 @@ _CATALOG: tuple[MessageKind, ...] = (
         "step_completed",
         "W->S",
         "10.4",
-        ("operation_id", "attempt", "fencing_generation", "value"),
+        values=("value",),
         example=_envelope(
             "step_completed",
             {
@@ -302,7 +306,6 @@ _CATALOG: tuple[MessageKind, ...] = (
         "step_failed",
         "W->S",
         "10.4",
-        ("operation_id", "attempt", "fencing_generation", "error"),
         example=_envelope(
             "step_failed",
             {"operation_id": "op-7f3a", "attempt": 2, "fencing_generation": "11", "error": _ERROR},
@@ -312,7 +315,7 @@ _CATALOG: tuple[MessageKind, ...] = (
         "compensation_completed",
         "W->S",
         "10.4",
-        ("operation_id", "attempt", "fencing_generation", "value"),
+        values=("value",),
         example=_envelope(
             "compensation_completed",
             {
@@ -327,7 +330,6 @@ _CATALOG: tuple[MessageKind, ...] = (
         "compensation_failed",
         "W->S",
         "10.4",
-        ("operation_id", "attempt", "fencing_generation", "error"),
         example=_envelope(
             "compensation_failed",
             {
@@ -347,7 +349,6 @@ _CATALOG: tuple[MessageKind, ...] = (
         "target_not_found",
         "W->S",
         "10.6",
-        ("run_id", "step_id", "phase"),
         example=_envelope(
             "target_not_found", {"run_id": "run-1", "step_id": "notify", "phase": "forward"}
         ),
@@ -356,7 +357,6 @@ _CATALOG: tuple[MessageKind, ...] = (
         "rejected_before_start",
         "W->S",
         "10.7",
-        ("request_id", "attempt", "fencing_generation", "reason"),
         example=_envelope(
             "rejected_before_start",
             {
@@ -371,7 +371,6 @@ _CATALOG: tuple[MessageKind, ...] = (
         "protocol_error",
         "both",
         "10.9",
-        ("error",),
         example=_envelope(
             "protocol_error",
             {
@@ -388,7 +387,6 @@ _CATALOG: tuple[MessageKind, ...] = (
         "conform.reset",
         "B->H",
         "12.3",
-        (),
         opens_exchange=True,
         example=_envelope("conform.reset", {}),
     ),
@@ -396,7 +394,6 @@ _CATALOG: tuple[MessageKind, ...] = (
         "conform.register",
         "B->H",
         "12.3",
-        ("scope", "release_id", "instance_id"),
         opens_exchange=True,
         example=_envelope(
             "conform.register",
@@ -407,8 +404,6 @@ _CATALOG: tuple[MessageKind, ...] = (
         "conform.publish",
         "B->H",
         "12.3",
-        ("scope", "expected_parent"),
-        ("registry",),
         opens_exchange=True,
         example=_envelope(
             "conform.publish",
@@ -426,7 +421,6 @@ _CATALOG: tuple[MessageKind, ...] = (
         "conform.set_ambient",
         "B->H",
         "12.3",
-        ("key", "value"),
         opens_exchange=True,
         example=_envelope("conform.set_ambient", {"key": "branch", "value": "b"}),
     ),
@@ -434,7 +428,6 @@ _CATALOG: tuple[MessageKind, ...] = (
         "conform.set_admission",
         "B->H",
         "12.3",
-        ("open",),
         opens_exchange=True,
         example=_envelope("conform.set_admission", {"open": False}),
     ),
@@ -442,7 +435,6 @@ _CATALOG: tuple[MessageKind, ...] = (
         "conform.shutdown",
         "B->H",
         "12.3",
-        (),
         opens_exchange=True,
         example=_envelope("conform.shutdown", {}),
     ),
@@ -450,15 +442,12 @@ _CATALOG: tuple[MessageKind, ...] = (
         "conform.ack",
         "H->B",
         "12.3",
-        (),
         example=_envelope("conform.ack", {}),
     ),
     MessageKind(
         "conform.registration_outcome",
         "H->B",
         "12.3",
-        ("status",),
-        ("version", "capabilities", "code", "error"),
         example=_envelope(
             "conform.registration_outcome",
             {"status": "registered", "version": "1.0", "capabilities": ["compensation", "timers"]},
@@ -468,8 +457,6 @@ _CATALOG: tuple[MessageKind, ...] = (
         "conform.publication_outcome",
         "H->B",
         "12.3",
-        ("status",),
-        ("application_generation", "workspace_generation", "active_generation", "code", "error"),
         example=_envelope(
             "conform.publication_outcome",
             {"status": "activated", "application_generation": _H1, "workspace_generation": _H2},
@@ -591,27 +578,47 @@ def decode_json_payload(payload: bytes) -> Any:
 def value_positions(envelope: Any) -> Iterator[tuple[str, Any]]:
     """(pointer, value) of every tagged value the envelope's kind carries, in document order.
 
-    Tolerant of broken bodies: positions that are missing are simply not yielded.
+    The positions are the catalog's `values` of the kind. Tolerant of broken bodies: positions
+    that are missing are simply not yielded.
     """
     if not isinstance(envelope, dict):
         return
-    kind, body = envelope.get("kind"), envelope.get("body")
-    if not isinstance(body, dict):
+    body = envelope.get("body")
+    paths = _VALUE_PATHS.get(envelope.get("kind"))  # type: ignore[arg-type]
+    if not paths or not isinstance(body, dict):
         return
-    if kind in ("completed", "step_completed", "compensation_completed") and "value" in body:
-        yield "/body/value", body["value"]
-    elif kind == "invoke":
-        if "input" in body:
-            yield "/body/input", body["input"]
-        history = body.get("history")
-        for index, entry in enumerate(history if isinstance(history, list) else []):
-            if isinstance(entry, dict) and entry.get("status") == "completed" and "value" in entry:
-                yield f"/body/history/{index}/value", entry["value"]
-    elif kind == "declared":
-        declaration = body.get("declaration")
-        for member in ("input", "payload"):
-            if isinstance(declaration, dict) and member in declaration:
-                yield f"/body/declaration/{member}", declaration[member]
+    for path in paths:
+        yield from _walk(body, path, "/body")
+
+
+_Segment = tuple[str, str | None, str | None]  # (member or "*", condition member, its value)
+_ITEM = re.compile(r"\*(?:\[(\w+)=([^\]]*)\])?")
+
+
+def _segments(path: str) -> tuple[_Segment, ...]:
+    segments = []
+    for part in path.split("/"):
+        item = _ITEM.fullmatch(part)
+        segments.append(("*", item.group(1), item.group(2)) if item else (part, None, None))
+    return tuple(segments)
+
+
+_VALUE_PATHS: Final = {
+    kind.name: tuple(_segments(path) for path in kind.values) for kind in _CATALOG if kind.values
+}
+
+
+def _walk(node: Any, path: tuple[_Segment, ...], pointer: str) -> Iterator[tuple[str, Any]]:
+    if not path:
+        yield pointer, node
+        return
+    (member, when, equals), rest = path[0], path[1:]
+    if member == "*":
+        for index, item in enumerate(node if isinstance(node, list) else ()):
+            if when is None or (isinstance(item, dict) and item.get(when) == equals):
+                yield from _walk(item, rest, f"{pointer}/{index}")
+    elif isinstance(node, dict) and member in node:
+        yield from _walk(node[member], rest, f"{pointer}/{member}")
 
 
 def _valid_id(value: Any) -> bool:
