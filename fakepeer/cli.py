@@ -198,8 +198,12 @@ def _parse_shard(text: str | None) -> Shard | None:
 
 def _load(extra: list[Path], include_default: bool) -> list:
     paths = list(extra)
+    if not include_default:  # the root is not consulted (nor announced) when it is not used
+        if not paths:
+            raise UsageProblem("no fixtures to load: --no-default-fixtures and no --fixtures given")
+        return load_fixtures(paths)
     default = default_fixture_dir()
-    if include_default and default.is_dir():
+    if default.is_dir():
         paths.insert(0, default)
     if not paths:
         raise UsageProblem(f"no fixtures to load: {default} does not exist and no --fixtures given")

@@ -12,6 +12,7 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
+from fakepeer.cases.conformity import message_problems
 from fakepeer.cases.errors import FixtureError, FixtureProblem
 from fakepeer.cases.exchanges import ExchangeCounter
 from fakepeer.cases.macros import MacroError, expand
@@ -85,7 +86,7 @@ def load_fixture_file(file: Path) -> Fixture:
     except ValueError as exc:
         raise FixtureError([FixtureProblem(file, "", f"not valid JSON: {exc}")]) from None
     fixture = fixture_from_document(document, file)
-    problems = []
+    problems = message_problems(fixture, file)
     if file.stem != fixture.id:
         problems.append(FixtureProblem(file, "/id", f"the file must be named {fixture.id}.json"))
     if file.parent.name != fixture.category:

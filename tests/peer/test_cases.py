@@ -26,6 +26,14 @@ from fakepeer.protocol.canonical import canonical_bytes
 
 from .helpers import echo_scenario
 
+_ECHO_NULL = {
+    "run_id": "run-1",
+    "function_id": "conform.echo",
+    "mode": "discover",
+    "input": {"t": "null"},
+    "history": [],
+}
+
 
 def _minimal(**overrides) -> dict:
     document = {
@@ -36,8 +44,8 @@ def _minimal(**overrides) -> dict:
         "level": "required",
         "capabilities": [],
         "steps": [
-            {"send": {"kind": "invoke", "body": {}}},
-            {"expect": {"kind": "completed", "body": {}}},
+            {"send": {"kind": "invoke", "body": _ECHO_NULL}},
+            {"expect": {"kind": "completed", "body": {"value": {"t": "null"}}}},
         ],
     }
     document.update(overrides)
