@@ -1,0 +1,187 @@
+"""pytest plugin: the conformance fixtures as pytest items, for SDK teams that gate in pytest.
+
+Registered through the `pytest11` entry point and inactive unless `--ryusen-sdk CMD` is given.
+Then every fixture becomes one item named by its id (`ryusen-conform::values.i64-max`), so `-k`,
+`-x`, `--junitxml` and pytest-xdist's `-n` work as for any test. Each pytest process (each
+xdist worker) starts one SDK session and runs its items through it, as `ryusen-conform run`
+does; a failing item shows the same text as the CLI's failure line and diff.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+_RUNNER = pytest.StashKey["_SdkRunner"]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("ryusen-conform", "Ryusen conformance fixtures as test items")
+    group.addoption(
+        "--ryusen-sdk",
+        metavar="CMD",
+        default=None,
+        help="Run every conformance fixture against this conformance host command "
+        "(a relative path is resolved from the current folder). Without it the plugin is idle.",
+    )
+    group.addoption(
+        "--ryusen-fixtures",
+        metavar="PATH",
+        action="append",
+        default=[],
+        help="A fixture file or folder to add (repeatable).",
+    )
+    group.addoption(
+        "--ryusen-no-default-fixtures",
+        action="store_true",
+        default=False,
+        help="Only the --ryusen-fixtures, not the corpus of the checkout (or the bundled one).",
+    )
+    group.addoption(
+        "--ryusen-timeout",
+        metavar="SECONDS",
+        type=float,
+        default=None,
+        help="Seconds allowed per case (default: as `ryusen-conform run`).",
+    )
+    group.addoption(
+        "--ryusen-strict",
+        action="store_true",
+        default=False,
+        help="Failures of recommended-level fixtures fail their item (as `run --strict`).",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "ryusen_conform: a Ryusen conformance fixture")
+
+
+@pytest.hookimpl(tryfirst=True)  # before -k and -m deselect items
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    command = config.getoption("ryusen_sdk")
+    if not command:
+        return
+    suite = ConformanceSuite.from_parent(session, name="ryusen-conform", nodeid="ryusen-conform")
+    items.extend(suite.collect())
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    runner = session.config.stash.get(_RUNNER, None)
+    if runner is not None:
+        runner.close()
+
+
+class ConformanceSuite(pytest.Collector):
+    """Every selected fixture, sorted by id (the same list in every xdist worker)."""
+
+    def collect(self) -> list[pytest.Item]:
+        from fakepeer.cases import FixtureError, default_fixture_dir, load_fixtures
+
+        config = self.config
+        paths = [Path(p) for p in config.getoption("ryusen_fixtures")]
+        if not config.getoption("ryusen_no_default_fixtures"):
+            paths.insert(0, default_fixture_dir())
+        if not paths:
+            raise pytest.UsageError("--ryusen-no-default-fixtures needs --ryusen-fixtures PATH")
+        try:
+            fixtures = load_fixtures(paths)
+        except FixtureError as exc:
+            problems = "\n".join(str(problem) for problem in exc.problems)
+            raise pytest.UsageError(f"ryusen-conform: fixture problems:\n{problems}") from None
+        return [FixtureItem.from_parent(self, name=f.id, fixture=f) for f in fixtures]
+
+
+class CaseFailed(Exception):
+    """An item's case failed or errored; `text` is the CLI's report of it."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+class FixtureItem(pytest.Item):
+    """One fixture run against the SDK of `--ryusen-sdk`."""
+
+    def __init__(self, *, fixture: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.fixture = fixture
+        self.add_marker("ryusen_conform")
+        self.user_properties.append(("rule", f"{fixture.rule.section}: {fixture.rule.quote}"))
+
+    def runtest(self) -> None:
+        from fakepeer.session.outcomes import Outcome
+
+        strict = self.config.getoption("ryusen_strict")
+        case = _runner(self.config).run(self.fixture)
+        if case.outcome is Outcome.SKIP:
+            pytest.skip(case.reason)
+        if case.fails_run(strict):
+            raise CaseFailed(case_text(case, strict))
+        if case.outcome in (Outcome.FAIL, Outcome.ERROR):  # a recommended-level warning
+            import warnings
+
+            warnings.warn(case_text(case, strict), pytest.PytestWarning, stacklevel=1)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style=None) -> str:  # type: ignore[override]
+        if isinstance(excinfo.value, CaseFailed):
+            return excinfo.value.text
+        return str(super().repr_failure(excinfo))
+
+    def reportinfo(self) -> tuple[Path | str, int | None, str]:
+        return self.fixture.path or "", None, f"ryusen-conform {self.fixture.id}"
+
+
+def case_text(case: Any, strict: bool) -> str:
+    """The console report of one case, exactly as `ryusen-conform run` prints it, uncoloured."""
+    from rich.console import Console
+
+    from fakepeer.report.console import _print_case
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, no_color=True, highlight=False, width=10_000, soft_wrap=True)
+    _print_case(console, case, strict)
+    return buffer.getvalue().rstrip("\n")
+
+
+class _SdkRunner:
+    """The one SDK session of this pytest process (this xdist worker)."""
+
+    def __init__(self, command: str, timeout: float | None) -> None:
+        from fakepeer.compare import Comparer
+        from fakepeer.session import DEFAULT_CASE_TIMEOUT, targets_from_options
+        from fakepeer.session.sdk import SdkSession
+
+        try:
+            (target,) = targets_from_options([command])
+        except Exception as exc:  # CommandError: not startable; one line, not a traceback
+            raise pytest.UsageError(f"--ryusen-sdk {command}: {exc}") from None
+        self.session = SdkSession(target.factory, None)
+        self.comparer = Comparer(None)
+        self.timeout = timeout if timeout is not None else DEFAULT_CASE_TIMEOUT
+
+    def run(self, fixture: Any) -> Any:
+        from fakepeer.session.case import run_case
+
+        return run_case(
+            self.session,
+            fixture,
+            timeout=self.timeout,
+            comparer=self.comparer,
+            known_failure=False,
+        )
+
+    def close(self) -> None:
+        self.session.shutdown()
+
+
+def _runner(config: pytest.Config) -> _SdkRunner:
+    runner = config.stash.get(_RUNNER, None)
+    if runner is None:
+        runner = _SdkRunner(config.getoption("ryusen_sdk"), config.getoption("ryusen_timeout"))
+        config.stash[_RUNNER] = runner
+    return runner

@@ -1,0 +1,68 @@
+"""The pytest plugin (issue 11.4): fixtures as items, with -k, -x, --junitxml and xdist's -n.
+
+Run from a folder outside the checkout, so pytest collects nothing but the fixture items (the
+corpus is then the bundled one: this checkout, through the editable install).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+
+from fakepeer.cases import default_fixture_dir, load_fixtures
+
+BAD = {"failure", "error", "skipped"}
+ROOT = Path(__file__).resolve().parent.parent
+MUTANT = f"{sys.executable} {ROOT / 'tests' / 'mutants' / 'mutant_host.py'} replay-reruns-callback"
+
+
+def _pytest(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_without_the_option_the_plugin_adds_nothing(tmp_path: Path) -> None:
+    result = _pytest(tmp_path, "--collect-only")
+    assert "ryusen-conform" not in result.stdout
+    assert result.returncode == 5, result.stdout  # no tests collected
+
+
+def test_every_fixture_is_an_item_and_passes_over_two_xdist_workers(tmp_path: Path) -> None:
+    corpus = len(load_fixtures([default_fixture_dir()]))
+    junit = tmp_path / "junit.xml"
+    sdk = str(ROOT / "runners" / "python" / "conform")
+    result = _pytest(tmp_path, "--ryusen-sdk", sdk, "-n", "2", f"--junitxml={junit}")
+    assert result.returncode == 0, result.stdout[-3000:]
+    cases = list(ElementTree.parse(junit).getroot().iter("testcase"))
+    names = sorted(case.get("name") for case in cases)
+    assert len(names) == corpus
+    bad = [c.get("name") for c in cases if any(e.tag in BAD for e in c)]
+    assert bad == [], "every item passed (no failure, error or skip)"
+    assert names == sorted(fixture.id for fixture in load_fixtures([default_fixture_dir()]))
+
+
+def test_a_failure_shows_the_cli_diff_and_k_x_select(tmp_path: Path) -> None:
+    plugin = _pytest(tmp_path, "--ryusen-sdk", MUTANT, "-k", "replay and rerun", "-x")
+    assert plugin.returncode == 1
+    assert re.search(r"1 failed, \d+ deselected", plugin.stdout), plugin.stdout[-800:]
+    cli = subprocess.run(
+        [sys.executable, "-m", "fakepeer", "run", "--sdk", MUTANT, "-k", "callback-not-rerun"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    failure = [line for line in cli.stdout.splitlines() if line.startswith("FAIL ")]
+    assert failure, cli.stdout
+    start = cli.stdout.splitlines().index(failure[0])
+    block = cli.stdout.splitlines()[start : start + 3]
+    for line in block:
+        assert line in plugin.stdout, (line, plugin.stdout[-1500:])
