@@ -12,6 +12,7 @@ Regenerate `tests/mutants/KILL_MATRIX.md` from the repository root with:
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 import time
@@ -173,11 +174,46 @@ def render_markdown(matrix: KillMatrix) -> str:
     return "\n".join(out) + "\n"
 
 
-def main() -> int:
-    matrix = build_matrix()
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.mutants.kill_matrix",
+        description="Run every mutant against the fixtures and rewrite KILL_MATRIX.md; with "
+        "--only, check some mutants quickly and write nothing.",
+    )
+    parser.add_argument(
+        "--only",
+        metavar="NAME",
+        action="append",
+        help="Check only this mutant (repeatable): the baseline and it, nothing written.",
+    )
+    parser.add_argument(
+        "-k", metavar="TEXT", help="With --only: only fixtures whose id contains TEXT."
+    )
+    parser.add_argument(
+        "--fixtures",
+        metavar="PATH",
+        action="append",
+        help="With --only: these fixture files or folders (default: the corpus).",
+    )
+    args = parser.parse_args(argv)
+    if args.only is None:
+        if args.k or args.fixtures:
+            parser.error("-k and --fixtures go with --only")
+        matrix = build_matrix()
+        print(render_text(matrix))
+        MATRIX_FILE.write_text(render_markdown(matrix), encoding="utf-8")
+        print(f"wrote {MATRIX_FILE}")
+        return 1 if matrix.survivors() or matrix.unapplicable else 0
+    unknown = [name for name in args.only if name not in MUTANTS]
+    if unknown:
+        parser.error(f"unknown mutant(s) {', '.join(unknown)}; `mutant_host.py --help` lists them")
+    fixtures = load_fixtures(args.fixtures) if args.fixtures else load_fixtures()
+    if args.k:
+        fixtures = [fixture for fixture in fixtures if args.k in fixture.id]
+    if not fixtures:
+        parser.error("no fixture selected")
+    matrix = build_matrix(args.only, fixtures)
     print(render_text(matrix))
-    MATRIX_FILE.write_text(render_markdown(matrix), encoding="utf-8")
-    print(f"wrote {MATRIX_FILE}")
     return 1 if matrix.survivors() or matrix.unapplicable else 0
 
 

@@ -44,10 +44,12 @@ def main(argv: list[str]) -> int:
     """Apply the named mutant, then serve exactly as `runners/python/host.py` does."""
     sys.path.insert(0, str(RUNNER))
     sys.path.insert(0, str(HERE))
+    if len(argv) >= 2 and argv[1] in ("-h", "--help"):
+        return _help()
     if len(argv) >= 2 and argv[1] == "--check":
         return check(argv[2:])
-    if len(argv) != 2:
-        print("usage: mutant_host.py NAME | --check [NAME...]", file=sys.stderr)
+    if len(argv) != 2 or argv[1].startswith("-"):
+        print(f"{USAGE}\n(mutant_host.py --help lists the mutants)", file=sys.stderr)
         return 2
     from patches import MUTANTS, apply_mutant
 
@@ -61,8 +63,32 @@ def main(argv: list[str]) -> int:
     host = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(host)
     print(f"mutant host: {name}", file=sys.stderr, flush=True)
-    serve = getattr(host, "_run_with_deep_stack", None) or getattr(host, "main")  # noqa: B009
-    return serve()
+    return host.run_with_deep_stack()
+
+
+USAGE = "usage: mutant_host.py NAME | none | --check [NAME...] | --help"
+
+
+def _help() -> int:
+    """`--help`: what the host does, how to use it, and every mutant with what it breaks."""
+    sys.path.insert(0, str(HERE))
+    from patches import MUTANTS
+
+    print(USAGE)
+    print()
+    print(__doc__.strip())
+    print()
+    print("  NAME          serve as the reference host with mutant NAME applied")
+    print("  none          serve as the unpatched reference host (the baseline)")
+    print("  --check [NAME...]  report each named patch (default: all) that no longer applies")
+    print()
+    print("Use it as an SDK: ryusen-conform run --sdk 'python3 tests/mutants/mutant_host.py NAME'")
+    print("Check one mutant fast: python -m tests.mutants.kill_matrix --only NAME")
+    print()
+    print(f"{len(MUTANTS)} mutants:")
+    for name in sorted(MUTANTS):
+        print(f"  {name}: {MUTANTS[name].fault}")
+    return 0
 
 
 if __name__ == "__main__":
