@@ -1,0 +1,1 @@
+"""The conformance registry (§13) and host plumbing, written with the public SDK API."""

@@ -1,0 +1,247 @@
+"""`conform.program` (§13.2): a data-driven interpreter over the SDK's public API.
+
+Each op calls the same API an author would (`ctx.step.run`, `ctx.sleep`, ...). `catch` catches
+ordinary exceptions only, never the SDK's suspension; `catch_all` deliberately catches anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ryusen_sdk import (
+    U64,
+    Instant,
+    Retry,
+    RyusenError,
+    StepContext,
+    Workflow,
+    json_from_bytes,
+    json_to_bytes,
+    to_wire_millis,
+)
+from ryusen_sdk.errors import CATEGORY_PATTERN, error_from_exception
+
+_MISSING = object()
+
+
+class BadProgram(RyusenError):
+    """`conform.bad_program`: an op the host does not know, or a malformed op."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("conform.bad_program", message, False, {})
+
+
+@dataclass(frozen=True)
+class Returned:
+    """A `return` op ran: unwind the interpreter with this value (not an exception)."""
+
+    value: Any
+
+
+def _get(op: Mapping[str, Any], name: str, check: Callable[[Any], bool], default: Any = _MISSING):
+    if name not in op:
+        if default is _MISSING:
+            raise BadProgram(f"op {op.get('op')!r} needs member {name!r}")
+        return default
+    value = op[name]
+    if not check(value):
+        raise BadProgram(f"op {op.get('op')!r} has a malformed member {name!r}")
+    return value
+
+
+def _is_str(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, bool)
+
+
+def _any(value: Any) -> bool:
+    return True
+
+
+def _is_str_or_int(value: Any) -> bool:
+    return _is_str(value) or _is_int(value)
+
+
+def _is_string_map(value: Any) -> bool:
+    return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+
+
+def _is_ops(value: Any) -> bool:
+    return isinstance(value, list)
+
+
+def parse_record(value: Any) -> dict[str, Any]:
+    """An error record written as a plain object (§13.2), validated."""
+    if not isinstance(value, dict):
+        raise BadProgram("an error record is an object")
+    category = _get(value, "category", lambda v: _is_str(v) and CATEGORY_PATTERN.fullmatch(v))
+    message = _get(value, "message", _is_str, "")
+    retryable = _get(value, "retryable", _is_bool, False)
+    details = _get(value, "details", _is_string_map, {})
+    record: dict[str, Any] = {
+        "category": category,
+        "message": message,
+        "retryable": retryable,
+        "details": dict(details),
+    }
+    if "cause" in value:
+        record["cause"] = parse_record(value["cause"])
+    return record
+
+
+def _echo(step: StepContext) -> dict[str, Any]:
+    return {
+        "run_id": step.run_id,
+        "step_id": step.step_id,
+        "operation_id": step.operation_id,
+        "attempt": step.attempt,
+    }
+
+
+class Program:
+    """One run of the interpreter over one workflow context."""
+
+    def __init__(self, ctx: Workflow, ambient: Mapping[str, str]) -> None:
+        self.ctx = ctx
+        self.ambient = ambient
+        self.variables: dict[str, Any] = {}
+
+    def main(self, program_input: Any) -> Any:
+        if not isinstance(program_input, dict) or not isinstance(program_input.get("ops"), list):
+            raise BadProgram('the program input is {"ops": [...]}')
+        returned = self.run_ops(program_input["ops"])
+        if returned is not None:
+            return returned.value
+        return dict(self.variables)
+
+    def run_ops(self, ops: list[Any]) -> Returned | None:
+        for op in ops:
+            returned = self.run_op(op)
+            if returned is not None:
+                return returned
+        return None
+
+    def run_op(self, op: Any) -> Returned | None:
+        if not isinstance(op, dict) or not isinstance(op.get("op"), str):
+            raise BadProgram("an op is an object with a string member op")
+        name = op["op"]
+        if name == "raise":
+            raise RyusenError.from_record(parse_record(_get(op, "error", _any)))
+        if name == "return":
+            if "value" in op:
+                return Returned(op["value"])
+            variable = _get(op, "var", _is_str)
+            if variable not in self.variables:
+                raise BadProgram(f"no variable {variable!r}")
+            return Returned(self.variables[variable])
+        if name == "if_ambient":
+            key = _get(op, "key", _is_str)
+            equals = _get(op, "equals", _is_str)
+            then_ops = _get(op, "then", _is_ops)
+            else_ops = _get(op, "else", _is_ops, [])
+            return self.run_ops(then_ops if self.ambient.get(key) == equals else else_ops)
+        if name == "catch_all":
+            nested = _get(op, "ops", _is_ops)
+            try:
+                return self.run_ops(nested)
+            except BaseException:  # noqa: BLE001 - deliberately a misbehaving workflow (§13.2)
+                return None
+        action = self._action(name, op)
+        catch = _get(op, "catch", _is_bool, False)
+        target = _get(op, "as", _is_str, None)
+        if catch:
+            try:
+                result = action()
+            except Exception as exc:  # never the suspension: it is a BaseException
+                result = {"caught": error_from_exception(exc).to_record()}
+        else:
+            result = action()
+        if target is not None:
+            self.variables[target] = result
+        return None
+
+    def _action(self, name: str, op: dict[str, Any]) -> Callable[[], Any]:
+        """Validate an op's members and return the call it makes (run later, maybe caught)."""
+        ctx = self.ctx
+        if name == "run":
+            return self._run(op)
+        if name == "sleep":
+            step_id = _get(op, "id", _is_str)
+            duration = _get(op, "duration", _is_str_or_int)
+            return lambda: ctx.sleep(step_id, duration)
+        if name == "sleep_until":
+            step_id = _get(op, "id", _is_str)
+            deadline = _get(op, "deadline", lambda v: isinstance(v, Instant))
+            return lambda: ctx.sleep_until(step_id, deadline)
+        if name == "wait":
+            step_id = _get(op, "id", _is_str)
+            event = _get(op, "event", _is_str)
+            correlation = _get(op, "correlation", _is_string_map, {})
+            timeout = _get(op, "timeout", _is_str_or_int)
+            return lambda: ctx.wait_for_event(step_id, event, correlation, timeout=timeout)
+        if name == "invoke":
+            step_id = _get(op, "id", _is_str)
+            function = _get(op, "function", _is_str)
+            child_input = _get(op, "input", _any)
+            timeout = _get(op, "timeout", _is_str_or_int, None)
+            return lambda: ctx.invoke(step_id, function, child_input, timeout)
+        if name == "emit":
+            step_id = _get(op, "id", _is_str)
+            event = _get(op, "event", _is_str)
+            payload = _get(op, "payload", _any)
+            metadata = _get(op, "metadata", _is_string_map, None)
+            attempts = _get(op, "attempts", _is_int, None)
+            return lambda: ctx.emit(step_id, event, payload, metadata, attempts)
+        if name == "duration":
+            value = _get(op, "value", _is_str_or_int)
+            return lambda: U64(to_wire_millis(value))
+        if name == "json_bytes":
+            text = _get(op, "text", _is_str)
+            return lambda: json_to_bytes(json_from_bytes(text.encode("utf-8")))
+        raise BadProgram(f"unknown op {name!r}")
+
+    def _run(self, op: dict[str, Any]) -> Callable[[], Any]:
+        step_id = _get(op, "id", _is_str)
+        name = _get(op, "name", _is_str, None)
+        attempts = _get(op, "attempts", _is_int, None)
+        result = _get(op, "result", _any, None)
+        fail = parse_record(op["fail"]) if "fail" in op else None
+        echo = _get(op, "echo", _is_bool, False)
+        compensate_spec = _get(op, "compensate", _any, False)
+        retry = Retry(max_attempts=attempts, backoff=1000) if attempts is not None else None
+
+        def callback(step: StepContext) -> Any:
+            if fail is not None:
+                raise RyusenError.from_record(fail)
+            if echo:
+                return {"phase": "forward"} | _echo(step)
+            return result
+
+        compensate: Callable[[StepContext, Any], Any] | None
+        if compensate_spec is True:
+
+            def compensate(step: StepContext, forward: Any) -> Any:
+                return {"phase": "compensation"} | _echo(step) | {"forward_result": forward}
+
+        elif isinstance(compensate_spec, dict) and "fail" in compensate_spec:
+            compensate_fail = parse_record(compensate_spec["fail"])
+
+            def compensate(step: StepContext, forward: Any) -> Any:
+                raise RyusenError.from_record(compensate_fail)
+
+        elif compensate_spec is False:
+            compensate = None
+        else:
+            raise BadProgram('compensate is true or {"fail": error}')
+        return lambda: self.ctx.step.run(
+            step_id, callback, name=name, retry=retry, compensate=compensate
+        )

@@ -1,0 +1,89 @@
+"""The conformance registry of §13, declared in the stated author order (the SDK sorts it)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ryusen_sdk import Registry, Retry, StepContext, Workflow
+
+from .program import Program
+
+
+class PlainObject:
+    """An instance of a plain application class: not portable (§13.4)."""
+
+    def __init__(self) -> None:
+        self.field = 1
+
+
+def build_registry(ambient: Mapping[str, str]) -> Registry:
+    """Declare conform.saga, conform.program, conform.echo, conform.unportable and triggers."""
+    registry = Registry()
+
+    @registry.function("conform.saga", timeout="1h")
+    def saga(ctx: Workflow, input: dict[str, Any]) -> dict[str, Any]:
+        order = input["order"]
+        reservation = ctx.step.run(
+            "reserve",
+            lambda step: "reserved:" + order,
+            name="Reserve stock",
+            compensate=lambda step, forward: "released:" + forward,
+        )
+        charge = ctx.step.run(
+            "charge",
+            lambda step: {"charged": order},
+            name="Charge card",
+            retry=Retry(max_attempts=5, backoff="1s"),
+            compensate=lambda step, forward: {"refunded": forward["charged"]},
+        )
+        ctx.step.run("notify", _notify, name="Notify customer")
+        return {"reservation": reservation, "charge": charge}
+
+    @registry.function("conform.program")
+    def program(ctx: Workflow, input: Any) -> Any:
+        return Program(ctx, ambient).main(input)
+
+    @registry.function("conform.echo")
+    def echo(ctx: Workflow, input: Any) -> Any:
+        return input
+
+    @registry.function("conform.unportable")
+    def unportable(ctx: Workflow, input: Any) -> Any:
+        if input == "nan":
+            return float("nan")
+        if input == "infinity":
+            return float("inf")
+        if input == "non_string_keys":
+            return {1: "one"}
+        if input == "object":
+            return PlainObject()
+        if input == "closure":
+            return lambda: input
+        return input
+
+    registry.trigger("conform.saga.order-retried", "order.retried", saga)
+    registry.trigger("conform.saga.order-created", "order.created", saga)
+    registry.trigger("conform.echo.requested", "conform.echo.requested", echo)
+    return registry
+
+
+def _notify(step: StepContext) -> None:
+    return None
+
+
+def registry_from_spec(spec: Mapping[str, Any]) -> Registry:
+    """Build a registry from a §12.3 registry spec with the public API, in author order.
+
+    Shapes are validated by the host; the SDK's own validation (§8.2) runs when it builds.
+    """
+    registry = Registry()
+    for function in spec.get("functions", []):
+        registry.add_function(function["id"], _never_runs, function.get("timeout"))
+    for trigger in spec.get("triggers", []):
+        registry.trigger(trigger["id"], trigger["event"], trigger["function"])
+    return registry
+
+
+def _never_runs(ctx: Workflow, input: Any) -> None:
+    return None
