@@ -73,6 +73,8 @@ def slow_answer(payload):
         return encode("conform.ack", ident, {})
     if kind == "invoke":
         return encode("completed", ident, {"value": envelope["body"]["input"]})
+    if kind == "conform.trace":  # §12.4: an echo runs no callback
+        return encode("conform.trace", ident, {"events": []})
     if kind == "conform.register":
         return encode("register", ident, REGISTER)
     if kind == "register_ack":

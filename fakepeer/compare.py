@@ -29,7 +29,7 @@ class _Missing:
 MISSING = _Missing()
 VARIED = "<varies>"  # stands in for a varied array element, so later indexes keep their place
 
-FindingKind = Literal["value", "schema", "derive", "version"]
+FindingKind = Literal["value", "schema", "derive", "version", "invariant", "trace"]
 
 
 @dataclass(frozen=True)

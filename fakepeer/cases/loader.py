@@ -16,7 +16,15 @@ from fakepeer.cases.conformity import message_problems
 from fakepeer.cases.errors import FixtureError, FixtureProblem
 from fakepeer.cases.exchanges import ExchangeCounter
 from fakepeer.cases.macros import MacroError, expand
-from fakepeer.cases.model import ExpectStep, Fixture, RawSendStep, Rule, SendStep, Step
+from fakepeer.cases.model import (
+    ExpectedTrace,
+    ExpectStep,
+    Fixture,
+    RawSendStep,
+    Rule,
+    SendStep,
+    Step,
+)
 from fakepeer.cases.pointer import join
 from fakepeer.cases.root import active_root
 from fakepeer.cases.schema import schema_problems
@@ -118,6 +126,9 @@ def fixture_from_document(document: object, file: Path | None = None) -> Fixture
             raise FixtureError([FixtureProblem(file, exc.pointer, exc.message)]) from None
         except _StepProblem as exc:
             raise FixtureError([FixtureProblem(file, exc.pointer, exc.message)]) from None
+    problems.extend(_misplaced_traces(steps, file))
+    if problems:
+        raise FixtureError(problems)
     if not any(isinstance(step, ExpectStep) for step in steps):
         problems.append(FixtureProblem(file, "/steps", "a fixture has at least one expect step"))
         raise FixtureError(problems)
@@ -134,6 +145,20 @@ def fixture_from_document(document: object, file: Path | None = None) -> Fixture
         notes=document.get("notes"),
         document=document,
     )
+
+
+def _misplaced_traces(steps: list[Step], file: Path | None) -> list[FixtureProblem]:
+    """A `trace` belongs on the expect that answers an `invoke` (the trace is of that pass)."""
+    invokes = {
+        s.exchange_id for s in steps if isinstance(s, SendStep) and s.envelope["kind"] == "invoke"
+    }
+    return [
+        FixtureProblem(file, f"/steps/{index}/trace", "a trace belongs on the answer to an invoke")
+        for index, step in enumerate(steps)
+        if isinstance(step, ExpectStep)
+        and step.trace is not None
+        and step.exchange_id not in invokes
+    ]
 
 
 class _StepProblem(Exception):
@@ -177,12 +202,21 @@ def _build_step(raw: dict, path: tuple, counter: ExchangeCounter) -> Step:
     expect = raw["expect"]
     body = expand(expect["body"], (*path, "expect", "body"))
     derive = tuple(raw.get("derive", {}).items())
+    trace = None
+    if "trace" in raw:
+        events = expand(raw["trace"]["events"], (*path, "trace", "events"))
+        trace = ExpectedTrace(
+            tuple(events),  # type: ignore[arg-type]
+            raw["trace"].get("match", "exact"),
+            tuple(raw["trace"].get("only", ())),
+        )
     return ExpectStep(
         kind=expect["kind"],
         body=body,  # type: ignore[arg-type]
         exchange_id=counter.for_expect(),
         vary=tuple(raw.get("vary", ())),
         derive=derive,
+        trace=trace,
     )
 
 

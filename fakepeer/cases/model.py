@@ -39,11 +39,25 @@ class ExpectStep:
     exchange_id: str
     vary: tuple[str, ...] = ()
     derive: tuple[tuple[str, str], ...] = ()
+    #: The expected effect trace (§12.4) of the invoke this step answers, or None.
+    trace: ExpectedTrace | None = None
 
     @property
     def expected(self) -> dict:
         """The compared part of the envelope."""
         return {"kind": self.kind, "body": self.body}
+
+
+@dataclass(frozen=True)
+class ExpectedTrace:
+    """Trace events to see; `match` "exact" compares whole events, "members" only those named.
+
+    `only`, when not empty, keeps just the recorded events of those `event` kinds first.
+    """
+
+    events: tuple[dict, ...]
+    match: Literal["exact", "members"] = "exact"
+    only: tuple[str, ...] = ()
 
 
 Step = SendStep | RawSendStep | ExpectStep

@@ -93,9 +93,21 @@ class Scenario:
         *,
         vary: Iterable[str] = (),
         derive: Mapping[str, str] | None = None,
+        trace: Iterable[Mapping] | None = None,
+        trace_match: str = "exact",
+        trace_only: Iterable[str] = (),
     ) -> Scenario:
-        """Expect the SDK's next frame to have this kind and body (minus `vary` paths)."""
+        """Expect the SDK's next frame to have this kind and body (minus `vary` paths).
+
+        `trace`: the effect trace (protocol §12.4) the invoke this answers must leave.
+        """
         step: dict = {"expect": {"kind": kind, "body": dict(body)}}
+        if trace is not None:
+            step["trace"] = {"events": [dict(event) for event in trace]}
+            if trace_match != "exact":
+                step["trace"]["match"] = trace_match
+            if trace_only:
+                step["trace"]["only"] = list(trace_only)
         vary = list(vary)
         if vary:
             step["vary"] = vary

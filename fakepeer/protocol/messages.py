@@ -439,6 +439,27 @@ _CATALOG: tuple[MessageKind, ...] = (
         example=_envelope("conform.shutdown", {}),
     ),
     MessageKind(
+        "conform.trace",
+        "both",
+        "12.4",
+        opens_exchange=True,
+        example=_envelope(
+            "conform.trace",
+            {
+                "events": [
+                    {
+                        "event": "started",
+                        "step_id": "charge",
+                        "phase": "forward",
+                        "operation_id": "op-7f3a",
+                        "attempt": 2,
+                    },
+                    {"event": "caught", "by": "catch", "what": "error", "category": "app.declined"},
+                ]
+            },
+        ),
+    ),
+    MessageKind(
         "conform.ack",
         "H->B",
         "12.3",

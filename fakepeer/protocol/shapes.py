@@ -780,6 +780,43 @@ BODIES: Final[dict[str, dict[str, Any]]] = {
         "properties": {"open": {"type": "boolean"}},
     },
     "conform.shutdown": {"type": "object"},
+    "conform.trace": {
+        "type": "object",
+        "description": "The bench sends an empty body; the host answers with `events` (§12.4).",
+        "properties": {
+            "events": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["event"],
+                    "properties": {"event": {"enum": ["started", "caught"]}},
+                    "oneOf": [
+                        {
+                            "required": ["step_id", "phase", "operation_id", "attempt"],
+                            "properties": {
+                                "event": {"const": "started"},
+                                "step_id": {"type": "string"},
+                                "phase": {"enum": ["forward", "compensation"]},
+                                "operation_id": {"type": "string"},
+                                "attempt": {"type": "integer", "minimum": 0, "maximum": 2147483647},
+                            },
+                        },
+                        {
+                            "required": ["by", "what"],
+                            "properties": {
+                                "event": {"const": "caught"},
+                                "by": {"enum": ["catch", "catch_all"]},
+                                "what": {"enum": ["error", "suspension"]},
+                                "category": {"type": "string"},
+                            },
+                            "if": {"properties": {"what": {"const": "error"}}},
+                            "then": {"required": ["category"]},
+                        },
+                    ],
+                },
+            }
+        },
+    },
     "conform.ack": {"type": "object"},
     "conform.registration_outcome": {
         "type": "object",

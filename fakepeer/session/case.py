@@ -14,6 +14,12 @@ import time
 from fakepeer.cases.model import ExpectStep, Fixture, RawSendStep, SendStep
 from fakepeer.compare import Comparer, Finding
 from fakepeer.session.attribution import blame, owner
+from fakepeer.session.effects import (
+    TraceProblem,
+    check_expected_trace,
+    check_invariants,
+    trace_events,
+)
 from fakepeer.session.outcomes import Outcome, apply_known_failure
 from fakepeer.session.results import CaseResult
 from fakepeer.session.sdk import SdkSession, SessionError, StrayAnswer, decode
@@ -58,6 +64,8 @@ def _play(
     wire = WireLog()
     deadline = _clip(wire.started + max(timeout, STARTUP_SECONDS), overall_deadline)
     findings: list[Finding] = []
+    invokes: dict[str, dict] = {}  # exchange id -> the invoke sent on it
+    trace_problem: str | None = None
     try:
         session.ensure_started(deadline, wire)  # (re)starting does not eat into the case's time
         deadline = _clip(time.monotonic() + timeout, overall_deadline)
@@ -78,11 +86,20 @@ def _play(
             if isinstance(step, SendStep):
                 if step.envelope["kind"] == "conform.register":
                     session.registration_dirty = True
+                elif step.envelope["kind"] == "invoke":
+                    invokes[step.exchange_id] = step.envelope
                 session.send(step.payload, deadline, wire)
             elif isinstance(step, RawSendStep):
                 session.send(step.payload, deadline, wire)
             elif isinstance(step, ExpectStep):
-                findings.extend(_expect(session, step, deadline, wire, comparer))
+                answer, found = _expect(session, step, deadline, wire, comparer)
+                findings.extend(found)
+                invoke = invokes.pop(step.exchange_id, None)
+                if invoke is not None and trace_problem is None:
+                    try:
+                        findings.extend(_effects(session, step, invoke, answer, deadline, wire))
+                    except TraceProblem as exc:
+                        trace_problem = str(exc)
         _check_nothing_more(session, wire)
     except TransportError as exc:
         reason = _describe(exc, timeout, deadline, overall_deadline)
@@ -95,7 +112,12 @@ def _play(
         if may_blame and _blamed_earlier(session, fixture, wire, exc, stderr):
             return None
         return _error(fixture, wire, known_failure, reason, findings, stderr)
-    result = _finished(session, fixture, wire, known_failure, findings)
+    if trace_problem is not None:
+        result = _error(
+            fixture, wire, known_failure, trace_problem, findings, session.stderr_tail()
+        )
+    else:
+        result = _finished(session, fixture, wire, known_failure, findings)
     session.served.append(result)
     return result
 
@@ -158,9 +180,37 @@ def _clip(deadline: float, overall_deadline: float | None) -> float:
     return deadline if overall_deadline is None else min(deadline, overall_deadline)
 
 
+def _effects(
+    session: SdkSession,
+    step: ExpectStep,
+    invoke: dict,
+    answer: dict,
+    deadline: float,
+    wire: WireLog,
+) -> list[Finding]:
+    """Ask for the invoke's effect trace (§12.4); hold it against the invariants and the fixture."""
+    try:
+        _, reply = session.request("conform.trace", {}, deadline, wire)
+    except StrayAnswer as exc:
+        if exc.ident != step.exchange_id:
+            raise
+        raise StrayAnswer(  # the invoke answered twice: say so, as at the end of a script
+            f"answered out of turn: an extra {exc.kind!r} frame with id {exc.ident!r} after "
+            "its answer to the invoke",
+            exc.ident,
+            exc.kind,
+            exc.payload,
+        ) from None
+    events = trace_events(reply)
+    findings, _ = check_invariants(invoke, answer, events)
+    if step.trace is not None:
+        findings.extend(check_expected_trace(step.trace, events))
+    return findings
+
+
 def _expect(
     session: SdkSession, step: ExpectStep, deadline: float, wire: WireLog, comparer: Comparer
-) -> list[Finding]:
+) -> tuple[dict, list[Finding]]:
     payload = session.receive(deadline, wire)
     envelope = decode(payload)
     if envelope.get("id") != step.exchange_id:
@@ -172,7 +222,7 @@ def _expect(
             kind,
             payload,
         )
-    return comparer.compare(step, envelope)
+    return envelope, comparer.compare(step, envelope)
 
 
 def _check_nothing_more(session: SdkSession, wire: WireLog) -> None:

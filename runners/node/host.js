@@ -19,6 +19,7 @@ import {
   U64,
   Instant,
   DEFAULT_SDK,
+  isSuspensionSignal,
 } from './src/index.js';
 
 function log(message) {
@@ -26,23 +27,61 @@ function log(message) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// §12.4 the effect trace: what the workflow did, recorded by the host for `conform.trace`
+
+export class Trace {
+  constructor() {
+    /** @type {object[]} */
+    this.events = [];
+  }
+
+  /** A callback (`forward`) or compensator (`compensation`) began, with what the SDK gave it. */
+  started(s, phase) {
+    this.events.push({ event: 'started', step_id: s.stepId, phase, operation_id: s.operationId, attempt: s.attempt });
+  }
+
+  /** Program code (`catch` or `catch_all`) caught `thrown`: the SDK's suspension or an error. */
+  caught(by, thrown) {
+    if (isSuspensionSignal(thrown)) this.events.push({ event: 'caught', by, what: 'suspension' });
+    else this.events.push({ event: 'caught', by, what: 'error', category: errorToRecord(thrown).category });
+  }
+
+  /** The events so far; the trace starts empty again. */
+  drain() {
+    const events = this.events;
+    this.events = [];
+    return events;
+  }
+}
+
+/** `callback(s)` that records its start first; `compensate(forward, s)` likewise. */
+const tracedCallback = (trace, body) => (s) => {
+  trace.started(s, 'forward');
+  return body(s);
+};
+const tracedCompensator = (trace, body) => (forward, s) => {
+  trace.started(s, 'compensation');
+  return body(forward, s);
+};
+
+// ---------------------------------------------------------------------------------------------
 // §13.3 conform.saga, written with the idiomatic API
 
-async function saga(ctx, input) {
+const sagaWith = (trace) => async (ctx, input) => {
   const order = input?.order;
   if (typeof order !== 'string') throw new TypeError('conform.saga takes {"order": string}');
-  const reservation = await ctx.step.run('reserve', () => `reserved:${order}`, {
+  const reservation = await ctx.step.run('reserve', tracedCallback(trace, () => `reserved:${order}`), {
     name: 'Reserve stock',
-    compensate: (forward) => `released:${forward}`,
+    compensate: tracedCompensator(trace, (forward) => `released:${forward}`),
   });
-  const charge = await ctx.step.run('charge', () => ({ charged: order }), {
+  const charge = await ctx.step.run('charge', tracedCallback(trace, () => ({ charged: order })), {
     name: 'Charge card',
     retry: { maxAttempts: 5, backoff: 1000 },
-    compensate: (forward) => ({ refunded: forward.charged }),
+    compensate: tracedCompensator(trace, (forward) => ({ refunded: forward.charged })),
   });
-  await ctx.step.run('notify', () => null, { name: 'Notify customer' });
+  await ctx.step.run('notify', tracedCallback(trace, () => null), { name: 'Notify customer' });
   return { reservation, charge };
-}
+};
 
 // ---------------------------------------------------------------------------------------------
 // §13.1 conform.echo and §13.4 conform.unportable
@@ -144,9 +183,10 @@ function setVariable(vars, name, value) {
 }
 
 class Program {
-  constructor(ctx, ambient) {
+  constructor(ctx, ambient, trace) {
     this.ctx = ctx;
     this.ambient = ambient;
+    this.trace = trace;
     /** @type {Map<string, unknown>} */
     this.vars = new Map();
   }
@@ -171,6 +211,7 @@ class Program {
       result = await action();
     } catch (error) {
       if (!catching || error instanceof BadProgram) throw error;
+      this.trace.caught('catch', error);
       setVariable(this.vars, as, { caught: recordToValue(errorToRecord(error)) });
       return;
     }
@@ -192,27 +233,27 @@ class Program {
         const compensateSpec = member(op, 'compensate', (v) => typeof v === 'boolean' || isObject(v), { optional: true });
         let compensate;
         if (compensateSpec === true) {
-          compensate = (forward, s) => ({
+          compensate = tracedCompensator(this.trace, (forward, s) => ({
             phase: 'compensation',
             run_id: s.runId,
             step_id: s.stepId,
             operation_id: s.operationId,
             attempt: new I64(s.attempt),
             forward_result: forward,
-          });
+          }));
         } else if (isObject(compensateSpec)) {
           const compensationFailure = errorFromValue(member(compensateSpec, 'fail', isObject));
-          compensate = () => {
+          compensate = tracedCompensator(this.trace, () => {
             throw compensationFailure;
-          };
+          });
         }
-        const callback = (s) => {
+        const callback = tracedCallback(this.trace, (s) => {
           if (failure !== undefined) throw failure;
           if (echoIdentity) {
             return { phase: 'forward', run_id: s.runId, step_id: s.stepId, operation_id: s.operationId, attempt: new I64(s.attempt) };
           }
           return result;
-        };
+        });
         const options = { compensate };
         if (name !== undefined) options.name = name;
         if (attempts !== undefined) options.retry = { maxAttempts: attempts, backoff: 1000 };
@@ -281,9 +322,10 @@ class Program {
         const ops = member(op, 'ops', isArray);
         try {
           return await this.run(ops);
-        } catch {
+        } catch (thrown) {
           // Deliberately catches anything (a misbehaving workflow). The SDK's suspension is never
           // thrown into the workflow, so the pass still answers its first boundary.
+          this.trace.caught('catch_all', thrown);
           return undefined;
         }
       }
@@ -307,16 +349,17 @@ class Program {
 /**
  * The conformance registry, declared in §13's author order (the SDK sorts it).
  * @param {Map<string, string>} ambient the host's ambient state, read by `if_ambient`
+ * @param {Trace} trace where every callback and compensator start and every catch is recorded
  */
-export function conformanceRegistry(ambient = new Map()) {
+export function conformanceRegistry(ambient = new Map(), trace = new Trace()) {
   const program = async (ctx, input) => {
     if (!isObject(input) || !Array.isArray(input.ops)) throw new BadProgram('the input is {"ops": [op, ...]}');
-    const interpreter = new Program(ctx, ambient);
+    const interpreter = new Program(ctx, ambient, trace);
     const returned = await interpreter.run(input.ops);
     return returned !== undefined ? returned.value : interpreter.variables();
   };
   return new Registry()
-    .function('conform.saga', saga, { timeout: '1h' })
+    .function('conform.saga', sagaWith(trace), { timeout: '1h' })
     .function('conform.program', program)
     .function('conform.echo', echo)
     .function('conform.unportable', unportable)
@@ -347,7 +390,8 @@ export function registryFromSpec(spec) {
 export async function serve(input, output) {
   const ambient = new Map();
   let admissionOpen = true;
-  const worker = new Worker(conformanceRegistry(ambient), { sdk: DEFAULT_SDK });
+  const trace = new Trace();
+  const worker = new Worker(conformanceRegistry(ambient, trace), { sdk: DEFAULT_SDK });
   const session = new Session(input, output);
 
   const finish = async (code) => {
@@ -362,7 +406,10 @@ export async function serve(input, output) {
       case 'conform.reset':
         ambient.clear();
         admissionOpen = true;
+        trace.drain();
         return session.send('conform.ack', id, {});
+      case 'conform.trace':
+        return session.send('conform.trace', id, { events: trace.drain() });
       case 'conform.set_ambient':
         ambient.set(body.key, body.value);
         return session.send('conform.ack', id, {});

@@ -9,6 +9,14 @@ from fakepeer.transport import MockTransport, TransportClosed, json_handler
 from fakepeer.transport.errors import FrameError
 
 CAPABILITIES = ["compensation", "timers"]
+UNKNOWN_KIND = {
+    "error": {
+        "category": "protocol.unknown_variant",
+        "message": "unknown kind",
+        "retryable": False,
+        "details": {"pointer": "/kind"},
+    }
+}
 
 
 def register_body(capabilities: list[str]) -> dict:
@@ -49,6 +57,8 @@ class MockSdk:
         #: ("reset"), before the next invoke's answer ("invoke") or after it ("after").
         self.copy_at = "reset"
         self._copy: list[dict] = []
+        #: False plays a host written before §12.4: `conform.trace` is an unknown kind to it.
+        self.traces = True
 
     def target(self, label: str = "mock") -> SdkTarget:
         return SdkTarget(label, ["mock"], self.factory)
@@ -86,6 +96,10 @@ class MockSdk:
             )
         if kind == "conform.reset":
             return self._late_copy("reset") + reply(self.ack_kind, {})
+        if kind == "conform.trace":  # §12.4: this mock runs no callback and catches nothing
+            if not self.traces:
+                return reply("protocol_error", UNKNOWN_KIND)
+            return reply("conform.trace", {"events": []})
         if kind == "invoke":
             before, after = self._late_copy("invoke"), self._late_copy("after")
             return before + self._invoke(transport, body, reply) + after

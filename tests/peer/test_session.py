@@ -58,6 +58,8 @@ def test_wire_log_records_every_frame_of_the_case() -> None:
         ("sent", "invoke"),
         ("received", "conform.ack"),
         ("received", "completed"),
+        ("sent", "conform.trace"),
+        ("received", "conform.trace"),
     ]
 
 

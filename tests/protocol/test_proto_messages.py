@@ -31,7 +31,7 @@ def test_directions_and_exchange_roles() -> None:
     assert KINDS["declared"].direction == "W->S"
     assert KINDS["conform.ack"].direction == "H->B"
     assert REQUEST_KINDS == {"invoke"} | {
-        k for k in KINDS if k.startswith("conform.") and KINDS[k].direction == "B->H"
+        k for k in KINDS if k.startswith("conform.") and KINDS[k].direction in ("B->H", "both")
     }
     assert SERVER_ANSWER_KINDS == {
         "register_ack",

@@ -31,6 +31,14 @@ function suspended(reason) {
   return promise;
 }
 
+/**
+ * True when `thrown` is the SDK's suspension signal itself. The reference SDK never throws it
+ * into a workflow; a conformance host uses this to report one that did (§12.4 effect trace).
+ */
+export function isSuspensionSignal(thrown) {
+  return thrown instanceof Suspension;
+}
+
 /** True for the promise a suspended step call returned (for diagnostics and tests). */
 export function isSuspended(promise) {
   return promise !== null && typeof promise === 'object' && promise[SUSPENDED] instanceof Suspension;

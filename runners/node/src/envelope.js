@@ -23,7 +23,7 @@ export const KINDS = new Set([
   'target_not_found', 'rejected_before_start', 'protocol_error',
   'conform.reset', 'conform.register', 'conform.publish', 'conform.set_ambient',
   'conform.set_admission', 'conform.shutdown', 'conform.ack',
-  'conform.registration_outcome', 'conform.publication_outcome',
+  'conform.registration_outcome', 'conform.publication_outcome', 'conform.trace',
 ]);
 
 /**
@@ -35,7 +35,7 @@ export const RECEIVABLE_KINDS = new Set([
   'register_ack', 'register_refused', 'manifest_activated', 'manifest_conflict', 'manifest_rejected',
   'invoke', 'protocol_error',
   'conform.reset', 'conform.register', 'conform.publish', 'conform.set_ambient', 'conform.set_admission',
-  'conform.shutdown',
+  'conform.shutdown', 'conform.trace',
 ]);
 
 /** The server's answers within an exchange (registration, publication). */
@@ -44,7 +44,7 @@ export const ANSWER_KINDS = new Set(['register_ack', 'register_refused', 'manife
 /** The kinds a server (or bench) sends as requests, as opposed to answers of an exchange. */
 export const REQUEST_KINDS = new Set([
   'invoke', 'conform.reset', 'conform.register', 'conform.publish', 'conform.set_ambient',
-  'conform.set_admission', 'conform.shutdown',
+  'conform.set_admission', 'conform.shutdown', 'conform.trace',
 ]);
 
 /** A frame that does not decode: answer `protocol_error` with `error` under envelope id `id`. */
@@ -268,6 +268,7 @@ const BODY_DECODERS = {
   invoke: decodeInvoke,
   'conform.reset': () => ({}),
   'conform.shutdown': () => ({}),
+  'conform.trace': () => ({}),
   'conform.register': (c, b) => {
     const scope = c.scope(c.member(b, 'scope', '/body'), '/body/scope');
     const release = c.member(b, 'release_id', '/body');

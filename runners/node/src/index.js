@@ -6,7 +6,7 @@ export { toMillis, parseDuration } from './durations.js';
 export * as json from './json.js';
 export { Registry, MANIFEST_FORMAT } from './registry.js';
 export { canonicalBytes, hashBytes, hashDocument, compareCodePoints } from './canonical.js';
-export { WorkflowContext, isSuspended } from './context.js';
+export { WorkflowContext, isSuspended, isSuspensionSignal } from './context.js';
 export { DecisionMachine } from './machine.js';
 export { executeInvocation } from './invocation.js';
 export { decodeEnvelope, encodeEnvelope, ProtocolFault, PROTOCOL_VERSION, KINDS } from './envelope.js';

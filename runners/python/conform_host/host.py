@@ -31,6 +31,7 @@ from ryusen_sdk.worker import (
 )
 
 from .registry import build_registry, registry_from_spec
+from .trace import Trace
 
 log = logging.getLogger("ryusen.conform")
 
@@ -49,7 +50,8 @@ class Host:
         self.writer = writer
         self.ambient: dict[str, str] = {}
         self.admission_open = True
-        self.registry = build_registry(self.ambient)
+        self.trace = Trace()
+        self.registry = build_registry(self.ambient, self.trace)
         self.registry.validate()
         self._pushed_back: bytes | None = None
 
@@ -115,7 +117,10 @@ class Host:
         if kind == "conform.reset":
             self.ambient.clear()
             self.admission_open = True
+            self.trace.clear()
             self.send("conform.ack", frame_id, {})
+        elif kind == "conform.trace":
+            self.send("conform.trace", frame_id, {"events": self.trace.drain()})
         elif kind == "conform.set_ambient":
             self.ambient[body["key"]] = body["value"]
             self.send("conform.ack", frame_id, {})

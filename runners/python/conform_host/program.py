@@ -23,6 +23,8 @@ from ryusen_sdk import (
 )
 from ryusen_sdk.errors import CATEGORY_PATTERN, error_from_exception
 
+from .trace import Trace
+
 _MISSING = object()
 
 
@@ -110,9 +112,10 @@ def _echo(step: StepContext) -> dict[str, Any]:
 class Program:
     """One run of the interpreter over one workflow context."""
 
-    def __init__(self, ctx: Workflow, ambient: Mapping[str, str]) -> None:
+    def __init__(self, ctx: Workflow, ambient: Mapping[str, str], trace: Trace) -> None:
         self.ctx = ctx
         self.ambient = ambient
+        self.trace = trace
         self.variables: dict[str, Any] = {}
 
     def main(self, program_input: Any) -> Any:
@@ -153,7 +156,8 @@ class Program:
             nested = _get(op, "ops", _is_ops)
             try:
                 return self.run_ops(nested)
-            except BaseException:  # noqa: BLE001 - deliberately a misbehaving workflow (§13.2)
+            except BaseException as exc:  # noqa: BLE001 - deliberately a misbehaving workflow
+                self.trace.caught("catch_all", exc)
                 return None
         action = self._action(name, op)
         catch = _get(op, "catch", _is_bool, False)
@@ -162,6 +166,7 @@ class Program:
             try:
                 result = action()
             except Exception as exc:  # never the suspension: it is a BaseException
+                self.trace.caught("catch", exc)
                 result = {"caught": error_from_exception(exc).to_record()}
         else:
             result = action()
@@ -219,7 +224,10 @@ class Program:
         compensate_spec = _get(op, "compensate", _any, False)
         retry = Retry(max_attempts=attempts, backoff=1000) if attempts is not None else None
 
+        trace = self.trace
+
         def callback(step: StepContext) -> Any:
+            trace.started(step, "forward")
             if fail is not None:
                 raise RyusenError.from_record(fail)
             if echo:
@@ -230,12 +238,14 @@ class Program:
         if compensate_spec is True:
 
             def compensate(step: StepContext, forward: Any) -> Any:
+                trace.started(step, "compensation")
                 return {"phase": "compensation"} | _echo(step) | {"forward_result": forward}
 
         elif isinstance(compensate_spec, dict) and "fail" in compensate_spec:
             compensate_fail = parse_record(compensate_spec["fail"])
 
             def compensate(step: StepContext, forward: Any) -> Any:
+                trace.started(step, "compensation")
                 raise RyusenError.from_record(compensate_fail)
 
         elif compensate_spec is False:

@@ -8,6 +8,7 @@ from typing import Any
 from ryusen_sdk import Registry, Retry, StepContext, Workflow
 
 from .program import Program
+from .trace import Trace
 
 
 class PlainObject:
@@ -17,32 +18,45 @@ class PlainObject:
         self.field = 1
 
 
-def build_registry(ambient: Mapping[str, str]) -> Registry:
-    """Declare conform.saga, conform.program, conform.echo, conform.unportable and triggers."""
+def build_registry(ambient: Mapping[str, str], trace: Trace | None = None) -> Registry:
+    """Declare conform.saga, conform.program, conform.echo, conform.unportable and triggers.
+
+    Every callback and compensator records its start in `trace` (§12.4).
+    """
     registry = Registry()
+    trace = trace if trace is not None else Trace()
+
+    def traced(phase: str, body: Any) -> Any:
+        def callback(step: StepContext, *forward: Any) -> Any:
+            trace.started(step, phase)
+            return body(step, *forward)
+
+        return callback
 
     @registry.function("conform.saga", timeout="1h")
     def saga(ctx: Workflow, input: dict[str, Any]) -> dict[str, Any]:
         order = input["order"]
         reservation = ctx.step.run(
             "reserve",
-            lambda step: "reserved:" + order,
+            traced("forward", lambda step: "reserved:" + order),
             name="Reserve stock",
-            compensate=lambda step, forward: "released:" + forward,
+            compensate=traced("compensation", lambda step, forward: "released:" + forward),
         )
         charge = ctx.step.run(
             "charge",
-            lambda step: {"charged": order},
+            traced("forward", lambda step: {"charged": order}),
             name="Charge card",
             retry=Retry(max_attempts=5, backoff="1s"),
-            compensate=lambda step, forward: {"refunded": forward["charged"]},
+            compensate=traced(
+                "compensation", lambda step, forward: {"refunded": forward["charged"]}
+            ),
         )
-        ctx.step.run("notify", _notify, name="Notify customer")
+        ctx.step.run("notify", traced("forward", _notify), name="Notify customer")
         return {"reservation": reservation, "charge": charge}
 
     @registry.function("conform.program")
     def program(ctx: Workflow, input: Any) -> Any:
-        return Program(ctx, ambient).main(input)
+        return Program(ctx, ambient, trace).main(input)
 
     @registry.function("conform.echo")
     def echo(ctx: Workflow, input: Any) -> Any:

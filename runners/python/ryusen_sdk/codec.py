@@ -65,10 +65,16 @@ BENCH_KINDS = frozenset(
         "conform.set_ambient",
         "conform.set_admission",
         "conform.shutdown",
+        "conform.trace",
     }
 )
 HOST_KINDS = frozenset(
-    {"conform.ack", "conform.registration_outcome", "conform.publication_outcome"}
+    {
+        "conform.ack",
+        "conform.registration_outcome",
+        "conform.publication_outcome",
+        "conform.trace",
+    }
 )
 ALL_KINDS = WORKER_KINDS | SERVER_KINDS | BENCH_KINDS | HOST_KINDS
 # What an SDK (inside a conformance host) can receive; anything else is the wrong direction.

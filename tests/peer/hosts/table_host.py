@@ -172,6 +172,8 @@ def main():
             )
         elif kind == "conform.reset":
             send("conform.ack", ident, {})
+        elif kind == "conform.trace":  # §12.4: a table runs no callback
+            send("conform.trace", ident, {"events": []})
         elif kind == "conform.shutdown":
             return 0
         elif kind == "invoke":
