@@ -19,6 +19,7 @@ import typer
 
 from fakepeer.cases import FixtureError, Shard, default_fixture_dir, load_fixtures, select
 from fakepeer.cases.root import RootError, configure
+from fakepeer.cases.variants import VARIANTS, parse_variants, with_variants
 from fakepeer.report import (
     ReportError,
     RunInfo,
@@ -122,6 +123,15 @@ def run(
     list_only: Annotated[
         bool, typer.Option("--list", help="List the selected fixtures; run nothing.")
     ] = False,
+    variants: Annotated[
+        str,
+        typer.Option(
+            "--variants",
+            help="Derived variants to run besides each fixture (FIXTURE@VARIANT): all, none, "
+            f"or a comma-separated list of {', '.join(VARIANTS)}.",
+            metavar="all|none|NAME,...",
+        ),
+    ] = "none",
     timeout: Annotated[
         float, typer.Option("--timeout", help="Seconds allowed per case.", min=0.001)
     ] = DEFAULT_CASE_TIMEOUT,
@@ -159,12 +169,17 @@ def run(
     parsed_shard = _parse_shard(shard)
     corpus = _load(fixtures or [], not no_default_fixtures)
     selected = select(corpus, keyword=keyword, categories=category or (), shard=parsed_shard)
+    try:
+        selected = with_variants(selected, parse_variants(variants))
+    except ValueError as exc:
+        raise UsageProblem(f"--variants: {exc}") from None
     if list_only:
         print_listing(selected)
         raise typer.Exit(0)
     if not selected and parsed_shard is None:
         raise UsageProblem(f"no fixture matches the selection ({len(corpus)} loaded)")
-    known = _read_known(known_failures, {fixture.id for fixture in corpus}, console)
+    ids = {fixture.id for fixture in corpus} | {fixture.id for fixture in selected}
+    known = _read_known(known_failures, ids, console)
     try:
         targets = targets_from_options(sdk)
     except CommandError as exc:

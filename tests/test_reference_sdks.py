@@ -1,7 +1,8 @@
 """The bench against both reference SDKs over the whole corpus: this is how CI runs the bench.
 
-It runs the real command line, `ryusen-conform run --sdk runners/python/conform --sdk
-runners/node/conform`, and requires both SDKs to pass every fixture. It never skips: a machine
+It runs the real command line, `ryusen-conform run --variants all --sdk runners/python/conform
+--sdk runners/node/conform`, and requires both SDKs to pass every fixture and every derived
+variant of it (`FIXTURE@VARIANT`, fakepeer.cases.variants). It never skips: a machine
 without the JavaScript SDK's dependencies fails with the command that installs them.
 """
 
@@ -15,6 +16,7 @@ import sys
 from pathlib import Path
 
 from fakepeer.cases import default_fixture_dir, load_fixtures
+from fakepeer.cases.variants import VARIANTS, with_variants
 
 ROOT = Path(__file__).resolve().parent.parent
 SDKS = ["runners/python/conform", "runners/node/conform"]
@@ -36,12 +38,14 @@ def test_both_reference_sdks_pass_the_whole_corpus(tmp_path: Path) -> None:
     command = [sys.executable, "-m", "fakepeer", "run"]  # the same program as `ryusen-conform`
     for sdk in SDKS:
         command += ["--sdk", sdk]
-    command += ["--report-json", str(report), "--html", str(html)]
+    command += ["--variants", "all", "--report-json", str(report), "--html", str(html)]
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=900)
     output = result.stdout[-20_000:] + result.stderr[-5_000:]
     assert result.returncode == 0, output
 
-    corpus = len(load_fixtures([default_fixture_dir()]))
+    fixtures = load_fixtures([default_fixture_dir()])
+    corpus = len(with_variants(fixtures, VARIANTS))
+    assert corpus > 4 * len(fixtures)  # each fixture in several variants, reported one by one
     document = json.loads(report.read_text(encoding="utf-8"))
     assert [sdk["label"] for sdk in document["sdks"]] == SDKS
     for sdk in document["sdks"]:
@@ -49,6 +53,8 @@ def test_both_reference_sdks_pass_the_whole_corpus(tmp_path: Path) -> None:
         assert (summary["fail"], summary["error"]) == (0, 0), (sdk["label"], summary)
         assert summary["total"] == len(sdk["cases"]) == corpus, (sdk["label"], summary)
     assert all(total["fails_run"] == 0 for total in document["matrix"]["totals"])
+    categories = {row["category"] for row in document["matrix"]["rows"]}
+    assert {f"@{name}" for name in VARIANTS} <= categories  # variants counted separately
     last = result.stdout.rstrip("\n").splitlines()[-1]
     assert re.fullmatch(r"\d+ passed, 0 failed(, \d+ skipped)?", last), last
     text = html.read_text(encoding="utf-8")

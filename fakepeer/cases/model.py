@@ -84,6 +84,8 @@ class Fixture:
     path: Path | None = None
     notes: str | None = None
     document: dict = field(default_factory=dict, repr=False, compare=False)
+    #: The derived variant this is (`fakepeer.cases.variants`), None for the fixture as written.
+    variant: str | None = None
 
     @property
     def required(self) -> bool:

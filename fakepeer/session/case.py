@@ -9,10 +9,14 @@ a late copy of an earlier case's answer, the earlier case is blamed (see `attrib
 
 from __future__ import annotations
 
+import itertools
 import time
+from collections.abc import Sequence
 
-from fakepeer.cases.model import ExpectStep, Fixture, RawSendStep, SendStep
+from fakepeer.cases.model import ExpectStep, Fixture, RawSendStep, SendStep, Step
+from fakepeer.cases.variants import FRESH_PROCESS
 from fakepeer.compare import Comparer, Finding
+from fakepeer.protocol.version import PROTOCOL_VERSION
 from fakepeer.session.attribution import blame, owner
 from fakepeer.session.effects import (
     TraceProblem,
@@ -22,7 +26,7 @@ from fakepeer.session.effects import (
 )
 from fakepeer.session.outcomes import Outcome, apply_known_failure
 from fakepeer.session.results import CaseResult
-from fakepeer.session.sdk import SdkSession, SessionError, StrayAnswer, decode
+from fakepeer.session.sdk import SdkSession, SessionError, StrayAnswer, decode, encode
 from fakepeer.session.wire import WireLog
 from fakepeer.transport.errors import TransportError, TransportTimeout
 
@@ -64,9 +68,11 @@ def _play(
     wire = WireLog()
     deadline = _clip(wire.started + max(timeout, STARTUP_SECONDS), overall_deadline)
     findings: list[Finding] = []
-    invokes: dict[str, dict] = {}  # exchange id -> the invoke sent on it
+    invokes: dict[str, tuple[dict, str | None]] = {}  # exchange id -> (invoke, trace request id)
     trace_problem: str | None = None
     try:
+        if fixture.variant == FRESH_PROCESS and session.transport is not None:
+            session.discard()  # the variant: this case is the first a new host process serves
         session.ensure_started(deadline, wire)  # (re)starting does not eat into the case's time
         deadline = _clip(time.monotonic() + timeout, overall_deadline)
         missing = fixture.capabilities and fixture.missing_capabilities(
@@ -82,24 +88,32 @@ def _play(
             )
         session.clear_stderr()
         session.reset(deadline, wire)
-        for step in fixture.steps:
+        steps = fixture.steps
+        for index, step in enumerate(steps):
             if isinstance(step, SendStep):
                 if step.envelope["kind"] == "conform.register":
                     session.registration_dirty = True
-                elif step.envelope["kind"] == "invoke":
-                    invokes[step.exchange_id] = step.envelope
                 session.send(step.payload, deadline, wire)
+                if step.envelope["kind"] == "invoke":
+                    # ask for the trace at once when the answer is read next: a host serves
+                    # frames in order (§12.1), so this costs no extra round trip
+                    answered_next = _answers(steps, index + 1, step.exchange_id)
+                    trace_id = _ask_trace(session, deadline, wire) if answered_next else None
+                    invokes[step.exchange_id] = (step.envelope, trace_id)
             elif isinstance(step, RawSendStep):
                 session.send(step.payload, deadline, wire)
             elif isinstance(step, ExpectStep):
                 answer, found = _expect(session, step, deadline, wire, comparer)
                 findings.extend(found)
-                invoke = invokes.pop(step.exchange_id, None)
-                if invoke is not None and trace_problem is None:
+                if step.exchange_id in invokes:
+                    invoke, trace_id = invokes.pop(step.exchange_id)
+                    if trace_id is None:
+                        trace_id = _ask_trace(session, deadline, wire)
                     try:
-                        findings.extend(_effects(session, step, invoke, answer, deadline, wire))
+                        events = _read_trace(session, step, trace_id, deadline, wire)
+                        findings.extend(_effects(step, invoke, answer, events))
                     except TraceProblem as exc:
-                        trace_problem = str(exc)
+                        trace_problem = trace_problem or str(exc)
         _check_nothing_more(session, wire)
     except TransportError as exc:
         reason = _describe(exc, timeout, deadline, overall_deadline)
@@ -180,28 +194,47 @@ def _clip(deadline: float, overall_deadline: float | None) -> float:
     return deadline if overall_deadline is None else min(deadline, overall_deadline)
 
 
-def _effects(
-    session: SdkSession,
-    step: ExpectStep,
-    invoke: dict,
-    answer: dict,
-    deadline: float,
-    wire: WireLog,
-) -> list[Finding]:
-    """Ask for the invoke's effect trace (§12.4); hold it against the invariants and the fixture."""
-    try:
-        _, reply = session.request("conform.trace", {}, deadline, wire)
-    except StrayAnswer as exc:
-        if exc.ident != step.exchange_id:
-            raise
-        raise StrayAnswer(  # the invoke answered twice: say so, as at the end of a script
-            f"answered out of turn: an extra {exc.kind!r} frame with id {exc.ident!r} after "
-            "its answer to the invoke",
-            exc.ident,
-            exc.kind,
-            exc.payload,
-        ) from None
-    events = trace_events(reply)
+_trace_ids = itertools.count(1)
+
+
+def _answers(steps: Sequence[Step], index: int, exchange_id: str) -> bool:
+    """Whether step `index` reads the answer on `exchange_id`."""
+    if index >= len(steps):
+        return False
+    step = steps[index]
+    return isinstance(step, ExpectStep) and step.exchange_id == exchange_id
+
+
+def _ask_trace(session: SdkSession, deadline: float, wire: WireLog) -> str:
+    """Queue `conform.trace` (§12.4); the id its answer must carry."""
+    ident = f"bench.effects#{next(_trace_ids)}"
+    envelope = {"version": PROTOCOL_VERSION, "kind": "conform.trace", "id": ident, "body": {}}
+    session.send(encode(envelope), deadline, wire)
+    return ident
+
+
+def _read_trace(
+    session: SdkSession, step: ExpectStep, trace_id: str, deadline: float, wire: WireLog
+) -> list[dict]:
+    """The host's answer to `conform.trace` `trace_id`: its events, or TraceProblem."""
+    payload = session.receive(deadline, wire)
+    reply = decode(payload)
+    got, kind = reply.get("id"), reply.get("kind")
+    if got == step.exchange_id:  # the invoke answered twice: say so, as at a script's end
+        reason = f"an extra {kind!r} frame with id {got!r} after its answer to the invoke"
+        raise StrayAnswer(f"answered out of turn: {reason}", got, kind, payload)
+    if got != trace_id:
+        raise StrayAnswer(
+            f"answered out of turn: expected id {trace_id!r}, got {got!r} (kind {kind!r})",
+            got,
+            kind,
+            payload,
+        )
+    return trace_events(reply)
+
+
+def _effects(step: ExpectStep, invoke: dict, answer: dict, events: list[dict]) -> list[Finding]:
+    """Hold one invoke's effect trace against the invariants (§12.4) and the fixture's own."""
     findings, _ = check_invariants(invoke, answer, events)
     if step.trace is not None:
         findings.extend(check_expected_trace(step.trace, events))

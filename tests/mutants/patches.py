@@ -61,6 +61,7 @@ def load_sdk() -> None:
         "conform_host.host",
         "conform_host.program",
         "conform_host.registry",
+        "conform_host.trace",
     ):
         importlib.import_module(name)
 
@@ -306,6 +307,124 @@ def _forward_runs_other_callbacks() -> None:
         return original(self, step_id, kind, declaration, callback, compensate)
 
     workflow.Pass.decide = decide
+
+
+# ------------------------------------------------------------------------- effect-only faults
+# Each of these leaves every answer as it was: only the effect trace (protocol §12.4) shows them.
+
+
+def _quietly(function: Callable[..., Any], *arguments: Any) -> None:
+    """Run a callback for its effect alone: its result and any failure are thrown away."""
+    try:
+        function(*arguments)
+    except Exception:  # noqa: BLE001 - the fault under test discards everything
+        pass
+
+
+@mutant("replay-reruns-discarded", "a replayed step's callback runs again, its result discarded")
+def _replay_reruns_discarded() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    original = workflow.Pass.decide
+
+    def decide(self, step_id, kind, declaration, callback=None, compensate=None):
+        entry = self.history.get(step_id)
+        target = self.target
+        is_target = target is not None and step_id == target.step_id
+        if entry is not None and callback is not None and not is_target:
+            operation = target.operation_id if target is not None else f"replay-{step_id}"
+            context = workflow.StepContext(self.run_id, step_id, operation, 1, "forward")
+            _quietly(callback, context)  # "the card was charged twice"
+        return original(self, step_id, kind, declaration, callback, compensate)
+
+    workflow.Pass.decide = decide
+
+
+@mutant("suspension-catchable", "`catch: true` catches the suspension signal (answer unchanged)")
+def _suspension_catchable() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+
+    class CatchableSuspension(Exception):  # noqa: N818 - the SDK's signal, now an Exception
+        """The pass still keeps its answer; only workflow code can now swallow the signal."""
+
+    replace_everywhere(workflow.Suspension, CatchableSuspension)
+
+
+@mutant(
+    "discovery-runs-next-callback", "discovery runs the next step's callback after the boundary"
+)
+def _discovery_runs_next_callback() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    original_decide = workflow.Pass.decide
+    original_check = workflow.Pass.check_open
+
+    def check_open(self):
+        if getattr(self, "_runs_on", False):  # let exactly one more step call through
+            return
+        original_check(self)
+
+    def decide(self, step_id, kind, declaration, callback=None, compensate=None):
+        if self.mode == "discover" and getattr(self, "_runs_on", False):
+            self._runs_on = False
+            if callback is not None and step_id not in self.history:
+                context = workflow.StepContext(
+                    self.run_id, step_id, f"next-{step_id}", 1, "forward"
+                )
+                _quietly(callback, context)
+            raise workflow.Suspension()
+        try:
+            return original_decide(self, step_id, kind, declaration, callback, compensate)
+        except workflow.Suspension:
+            if (
+                self.mode == "discover"
+                and self.answer is not None
+                and self.answer.kind == "declared"
+            ):
+                self._runs_on = True  # the pass goes on past its first boundary
+                return None
+            raise
+
+    workflow.Pass.check_open = check_open
+    workflow.Pass.decide = decide
+
+
+@mutant("compensates-replayed-steps", "compensation also runs the compensator of a replayed step")
+def _compensates_replayed_steps() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    original = workflow.Pass.decide
+
+    def decide(self, step_id, kind, declaration, callback=None, compensate=None):
+        entry = self.history.get(step_id)
+        target = self.target
+        if (
+            self.mode == "compensate"
+            and target is not None
+            and step_id != target.step_id
+            and compensate is not None
+            and entry is not None
+            and entry.status == "completed"
+        ):
+            context = workflow.StepContext(
+                self.run_id, step_id, target.operation_id, target.attempt, "compensation"
+            )
+            _quietly(compensate, context, entry.value)
+        return original(self, step_id, kind, declaration, callback, compensate)
+
+    workflow.Pass.decide = decide
+
+
+@mutant("target-duplicate-unchecked", "the duplicate check is skipped for the target's own id")
+def _target_duplicate_unchecked() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    original = workflow.Pass.claim
+
+    def claim(self, step_id, source):
+        target = self.target
+        if self.mode != "discover" and target is not None and step_id == target.step_id:
+            self.check_open()
+            return  # the target's id is never claimed: a repeat of it is not a duplicate
+        original(self, step_id, source)
+
+    workflow.Pass.claim = claim
 
 
 # ------------------------------------------------------------------------- durations

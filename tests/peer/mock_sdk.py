@@ -96,6 +96,8 @@ class MockSdk:
             )
         if kind == "conform.reset":
             return self._late_copy("reset") + reply(self.ack_kind, {})
+        if getattr(transport, "dead", False):  # it crashed or hangs: like a real host, it
+            return []  # answers nothing after that (frames are served in order, §12.1)
         if kind == "conform.trace":  # §12.4: this mock runs no callback and catches nothing
             if not self.traces:
                 return reply("protocol_error", UNKNOWN_KIND)
@@ -114,6 +116,8 @@ class MockSdk:
 
     def _invoke(self, transport: MockTransport, body: dict, reply) -> list[dict]:
         run_id = body["run_id"]
+        if run_id in ("crash", "framing", "hang"):
+            transport.dead = True  # type: ignore[attr-defined]
         if run_id == "crash":
             transport.write_stderr("mock: crashing\n")
             raise TransportClosed("closed its output; exited with status 3")

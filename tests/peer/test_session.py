@@ -56,9 +56,9 @@ def test_wire_log_records_every_frame_of_the_case() -> None:
     assert kinds == [
         ("sent", "conform.reset"),
         ("sent", "invoke"),
+        ("sent", "conform.trace"),
         ("received", "conform.ack"),
         ("received", "completed"),
-        ("sent", "conform.trace"),
         ("received", "conform.trace"),
     ]
 

@@ -1,0 +1,180 @@
+"""Derived variants: every fixture again under transformations that must not change an answer.
+
+RFD 2: "Unknown fields are ignored", a receiver accepts any `1.x` (protocol §2), JSON text is JSON
+text however it is spelled, and a case must not depend on what the host did before it. Each
+variant rewrites the bench's *envelope* sends of a fixture (raw frames are sent as written) and is
+reported as its own case, `FIXTURE@VARIANT`. A variant that would change nothing for a fixture, or
+would push a frame across a size limit (§4.3), is not derived for it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+
+from fakepeer.cases.loader import encode_envelope
+from fakepeer.cases.model import Fixture, SendStep, Step
+from fakepeer.protocol.limits import MAX_FRAME_BYTES, MAX_REQUEST_BYTES
+
+#: The member added by `unknown-members`; its value is deliberately not a tagged value.
+UNKNOWN_MEMBER = "x-conform-unknown"
+UNKNOWN_VALUE = {"added_by": "ryusen-conform", "list": [1, "two", None], "t": "str"}
+HIGHER_MINOR = "1.7"
+
+FRESH_PROCESS = "fresh-process"
+
+
+def _with_unknown_members(envelope: dict) -> dict:
+    """Unknown members at the envelope, body, target and every history entry (never in values)."""
+    result = dict(envelope)
+    result[UNKNOWN_MEMBER] = UNKNOWN_VALUE
+    body = result.get("body")
+    if isinstance(body, dict):
+        body = dict(body)
+        body[UNKNOWN_MEMBER] = UNKNOWN_VALUE
+        if isinstance(body.get("target"), dict):
+            body["target"] = dict(body["target"], **{UNKNOWN_MEMBER: UNKNOWN_VALUE})
+        if isinstance(body.get("history"), list):
+            body["history"] = [
+                dict(entry, **{UNKNOWN_MEMBER: UNKNOWN_VALUE}) if isinstance(entry, dict) else entry
+                for entry in body["history"]
+            ]
+        result["body"] = body
+    return result
+
+
+def _with_higher_minor(envelope: dict) -> dict:
+    if envelope.get("version") != "1.0":
+        return envelope
+    return dict(envelope, version=HIGHER_MINOR)
+
+
+def _reordered(node: object) -> object:
+    """Every object's members in reverse order, at every level (arrays keep their order)."""
+    if isinstance(node, dict):
+        return {key: _reordered(node[key]) for key in reversed(list(node))}
+    if isinstance(node, list):
+        return [_reordered(item) for item in node]
+    return node
+
+
+def _respelled(envelope: dict) -> bytes:
+    """The same JSON document spelled otherwise: whitespace everywhere, every ASCII letter and
+    every non-ASCII character of every string (member names included) as a `\\u` escape."""
+    return _spell(envelope, 0).encode("ascii")
+
+
+def _spell(node: object, depth: int) -> str:
+    pad = "\n" + "\t" * (depth + 1)
+    if isinstance(node, dict):
+        if not node:
+            return "{ }"
+        members = [
+            f"{pad}{_string(key)} :\t{_spell(value, depth + 1)}" for key, value in node.items()
+        ]
+        return "{" + " ,".join(members) + "\r\n" + "\t" * depth + "}"
+    if isinstance(node, list):
+        if not node:
+            return "[\t]"
+        return "[ " + " , ".join(_spell(item, depth + 1) for item in node) + " ]"
+    if isinstance(node, str):
+        return _string(node)
+    return json.dumps(node)  # numbers, booleans and null keep their spelling
+
+
+def _string(text: str) -> str:
+    out = ['"']
+    for char in text:
+        code = ord(char)
+        if char.isascii() and char.isalpha():
+            out.append(f"\\u{code:04x}")
+        elif char == "/":
+            out.append("\\/")
+        elif code < 0x80:
+            out.append(json.dumps(char)[1:-1])
+        elif code > 0xFFFF:
+            code -= 0x10000
+            out.append(f"\\u{0xD800 + (code >> 10):04X}\\u{0xDC00 + (code & 0x3FF):04x}")
+        else:
+            out.append(f"\\u{code:04X}")
+    out.append('"')
+    return "".join(out)
+
+
+EnvelopeRewrite = Callable[[dict], bytes]
+
+_REWRITES: dict[str, EnvelopeRewrite] = {
+    "unknown-members": lambda envelope: encode_envelope(_with_unknown_members(envelope)),
+    "reordered": lambda envelope: encode_envelope(_reordered(envelope)),  # type: ignore[arg-type]
+    "respelled": _respelled,
+    "minor-version": lambda envelope: encode_envelope(_with_higher_minor(envelope)),
+}
+
+#: Every variant, in report order.
+VARIANTS: tuple[str, ...] = (*_REWRITES, FRESH_PROCESS)
+
+
+def parse_variants(text: str) -> tuple[str, ...]:
+    """`all`, `none`, or a comma-separated list of variant names; ValueError names a bad one."""
+    text = text.strip()
+    if text == "all":
+        return VARIANTS
+    if text == "none":
+        return ()
+    names = [name.strip() for name in text.split(",")]
+    unknown = [name for name in names if name not in VARIANTS]
+    if unknown or not all(names):
+        raise ValueError(
+            f"unknown variant {', '.join(repr(n) for n in unknown) or repr('')}; "
+            f"choose all, none, or from: {', '.join(VARIANTS)}"
+        )
+    return tuple(name for name in VARIANTS if name in names)
+
+
+def derive(fixture: Fixture, variant: str) -> Fixture | None:
+    """`fixture` under `variant`, or None when the variant changes nothing or crosses a limit."""
+    if variant == FRESH_PROCESS:
+        return _variant_of(fixture, variant, fixture.steps)
+    rewrite = _REWRITES[variant]
+    steps: list[Step] = []
+    changed = False
+    for step in fixture.steps:
+        if isinstance(step, SendStep):
+            payload = rewrite(step.envelope)
+            if payload != step.payload:
+                if _crosses_limit(step, payload):
+                    return None
+                changed = True
+                step = replace(step, payload=payload)
+        steps.append(step)
+    return _variant_of(fixture, variant, tuple(steps)) if changed else None
+
+
+def _crosses_limit(step: SendStep, payload: bytes) -> bool:
+    """A size limit of §4.3 that the original frame kept and the rewritten one would break."""
+    limit = MAX_REQUEST_BYTES if step.envelope.get("kind") == "invoke" else MAX_FRAME_BYTES
+    return len(payload) > limit >= len(step.payload) or len(payload) > MAX_FRAME_BYTES
+
+
+def _variant_of(fixture: Fixture, variant: str, steps: tuple[Step, ...]) -> Fixture:
+    """Reported as `FIXTURE@VARIANT`, counted in a category of its own (`@VARIANT`)."""
+    return replace(
+        fixture,
+        id=f"{fixture.id}@{variant}",
+        category=f"@{variant}",
+        steps=steps,
+        variant=variant,
+    )
+
+
+def with_variants(fixtures: Sequence[Fixture], variants: Iterable[str]) -> list[Fixture]:
+    """The fixtures, then every applicable derived variant of each (plain ids first)."""
+    chosen = tuple(variants)
+    derived = [
+        variant
+        for fixture in fixtures
+        for name in chosen
+        if (variant := derive(fixture, name)) is not None
+    ]
+    return [*fixtures, *derived]

@@ -1,0 +1,123 @@
+"""Derived variants (`--variants`): transformations that must not change any answer."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from fakepeer.cases import Scenario
+from fakepeer.cases.model import SendStep
+from fakepeer.cases.variants import (
+    FRESH_PROCESS,
+    HIGHER_MINOR,
+    UNKNOWN_MEMBER,
+    VARIANTS,
+    derive,
+    parse_variants,
+    with_variants,
+)
+from fakepeer.compare import Comparer
+from fakepeer.protocol.limits import MAX_REQUEST_BYTES
+from fakepeer.session import Outcome, SdkSession, run_case
+from tests.peer.helpers import echo_scenario
+from tests.peer.mock_sdk import MockSdk
+
+INVOKE = {
+    "run_id": "run-1",
+    "function_id": "conform.program",
+    "mode": "forward",
+    "input": {"$plain": {"ops": [{"op": "run", "id": "ß/é😀"}]}},
+    "history": [{"step_id": "a", "status": "completed", "value": {"$plain": "x"}}],
+    "target": {
+        "run_id": "run-1",
+        "step_id": "b",
+        "phase": "forward",
+        "attempt": 1,
+        "operation_id": "op",
+        "fencing_generation": "1",
+    },
+}
+
+
+def _fixture(body: dict = INVOKE):
+    scenario = Scenario("t.v", "variant", section="x", quote="y", category="forward")
+    return scenario.send("invoke", body).expect("target_not_found", {}).build()
+
+
+def _sent(fixture) -> dict:
+    (send,) = [step for step in fixture.steps if isinstance(step, SendStep)]
+    return json.loads(send.payload)
+
+
+def test_unknown_members_at_envelope_body_target_and_history_never_in_values() -> None:
+    fixture = derive(_fixture(), "unknown-members")
+    assert fixture is not None and fixture.id == "t.v@unknown-members"
+    assert fixture.category == "@unknown-members"
+    sent = _sent(fixture)
+    assert UNKNOWN_MEMBER in sent
+    assert UNKNOWN_MEMBER in sent["body"]
+    assert UNKNOWN_MEMBER in sent["body"]["target"]
+    assert all(UNKNOWN_MEMBER in entry for entry in sent["body"]["history"])
+    assert UNKNOWN_MEMBER not in json.dumps(sent["body"]["input"])
+    assert UNKNOWN_MEMBER not in json.dumps(sent["body"]["history"][0]["value"])
+
+
+def test_reordered_and_respelled_are_the_same_document() -> None:
+    original = _sent(_fixture())
+    reordered = derive(_fixture(), "reordered")
+    assert reordered is not None
+    payload = [s for s in reordered.steps if isinstance(s, SendStep)][0].payload
+    assert json.loads(payload) == original
+    assert list(json.loads(payload)) == list(reversed(list(original)))
+    respelled = derive(_fixture(), "respelled")
+    assert respelled is not None
+    text = [s for s in respelled.steps if isinstance(s, SendStep)][0].payload.decode("ascii")
+    assert json.loads(text) == original
+    assert '"\\u0069\\u006e\\u0076\\u006f\\u006b\\u0065"' in text  # "invoke", letter by letter
+    assert "\\uD83D\\ude00" in text and "\t" in text and "\n" in text
+
+
+def test_higher_minor_version_only_replaces_1_0() -> None:
+    fixture = derive(_fixture(), "minor-version")
+    assert fixture is not None and _sent(fixture)["version"] == HIGHER_MINOR
+    scenario = Scenario("t.w", "w", section="x", quote="y", category="envelope")
+    other = scenario.send("invoke", INVOKE, version="2.0").expect("protocol_error", {}).build()
+    assert derive(other, "minor-version") is None  # nothing to change: not derived
+
+
+def test_a_variant_that_would_cross_a_size_limit_is_not_derived() -> None:
+    big = dict(INVOKE, input={"$plain": "a" * (MAX_REQUEST_BYTES - 1000)})
+    fixture = _fixture(big)
+    assert derive(fixture, "respelled") is None  # six bytes a letter: over the 4 MiB bound
+    assert derive(fixture, "reordered") is not None  # same size
+
+
+def test_raw_frames_are_sent_as_written() -> None:
+    scenario = Scenario("t.raw", "raw", section="x", quote="y", category="envelope")
+    fixture = scenario.send_raw("not json").expect("protocol_error", {}).build()
+    assert [derive(fixture, name) for name in VARIANTS[:-1]] == [None] * 4
+    assert derive(fixture, FRESH_PROCESS) is not None
+
+
+def test_parse_variants() -> None:
+    assert parse_variants("all") == VARIANTS
+    assert parse_variants("none") == ()
+    assert parse_variants("respelled, reordered") == ("reordered", "respelled")
+    with pytest.raises(ValueError, match="unknown variant 'bogus'"):
+        parse_variants("reordered,bogus")
+    fixtures = [_fixture()]
+    expanded = with_variants(fixtures, VARIANTS)
+    assert [f.id for f in expanded] == ["t.v", *(f"t.v@{name}" for name in VARIANTS)]
+
+
+def test_fresh_process_variant_runs_in_a_new_process() -> None:
+    sdk = MockSdk()
+    session = SdkSession(sdk.factory)
+    plain = echo_scenario("ok").build()
+    assert run_case(session, plain, timeout=5.0, comparer=Comparer()).outcome is Outcome.PASS
+    fresh = derive(plain, FRESH_PROCESS)
+    assert fresh is not None
+    result = run_case(session, fresh, timeout=5.0, comparer=Comparer())
+    assert result.outcome is Outcome.PASS and result.id == "t.ok@fresh-process"
+    assert sdk.starts == 2
