@@ -21,6 +21,7 @@ TOP_LEVEL_ORDER = (
     "rule",
     "category",
     "level",
+    "protocol_version",
     "capabilities",
     "notes",
     "steps",

@@ -101,6 +101,11 @@ def semantic_problems(
             for ref in refs:
                 if ref not in sections:
                     problem("/rule/protocol", f"docs/protocol.md has no section §{ref}")
+    version = document.get("protocol_version")
+    if isinstance(version, str):
+        problem_text = _version_problem(version)
+        if problem_text:
+            problem("/protocol_version", problem_text)
     capabilities = document.get("capabilities")
     if isinstance(capabilities, list):
         for index, name in enumerate(capabilities):
@@ -115,6 +120,22 @@ def semantic_problems(
             if isinstance(step, dict):
                 problems.extend(_step_problems(step, f"/steps/{index}", file))
     return problems
+
+
+def _version_problem(version: str) -> str | None:
+    """A fixture may need any minor up to the one the bench speaks, never another major."""
+    from fakepeer.protocol.version import PROTOCOL_VERSION, parse_version
+
+    try:
+        needed = parse_version(version)
+    except ValueError as exc:
+        return str(exc)
+    if needed[0] != parse_version(PROTOCOL_VERSION)[0] or needed > parse_version(PROTOCOL_VERSION):
+        return (
+            f"expected a version the bench speaks (up to {PROTOCOL_VERSION}, "
+            f"fakepeer/protocol/version.py PROTOCOL_VERSION), got {version!r}"
+        )
+    return None
 
 
 def _step_problems(step: dict, pointer: str, file: Path | None) -> list[FixtureProblem]:

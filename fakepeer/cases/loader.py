@@ -118,10 +118,11 @@ def fixture_from_document(document: object, file: Path | None = None) -> Fixture
         raise FixtureError(problems)
     assert isinstance(document, dict)
     counter = ExchangeCounter(document["id"])
+    version = document.get("protocol_version", DEFAULT_VERSION)
     steps: list[Step] = []
     for index, raw_step in enumerate(document["steps"]):
         try:
-            steps.append(_build_step(raw_step, ("steps", index), counter))
+            steps.append(_build_step(raw_step, ("steps", index), counter, version))
         except MacroError as exc:
             raise FixtureError([FixtureProblem(file, exc.pointer, exc.message)]) from None
         except _StepProblem as exc:
@@ -143,6 +144,7 @@ def fixture_from_document(document: object, file: Path | None = None) -> Fixture
         steps=tuple(steps),
         path=file,
         notes=document.get("notes"),
+        protocol_version=version,
         document=document,
     )
 
@@ -167,7 +169,9 @@ class _StepProblem(Exception):
         self.message = message
 
 
-def _build_step(raw: dict, path: tuple, counter: ExchangeCounter) -> Step:
+def _build_step(
+    raw: dict, path: tuple, counter: ExchangeCounter, version: str = DEFAULT_VERSION
+) -> Step:
     if "send" in raw:
         send = raw["send"]
         kind = send["kind"]
@@ -175,7 +179,7 @@ def _build_step(raw: dict, path: tuple, counter: ExchangeCounter) -> Step:
         body = expand(send["body"], (*path, "send", "body"))
         extra = expand(send.get("extra", {}), (*path, "send", "extra"))
         envelope = {
-            "version": send.get("version", DEFAULT_VERSION),
+            "version": send.get("version", version),
             "kind": kind,
             "id": envelope_id,
         }

@@ -83,6 +83,8 @@ class Fixture:
     steps: tuple[Step, ...]
     path: Path | None = None
     notes: str | None = None
+    #: The lowest protocol version the case needs (`protocol_version`, default "1.0").
+    protocol_version: str = "1.0"
     document: dict = field(default_factory=dict, repr=False, compare=False)
     #: The derived variant this is (`fakepeer.cases.variants`), None for the fixture as written.
     variant: str | None = None
@@ -90,6 +92,16 @@ class Fixture:
     @property
     def required(self) -> bool:
         return self.level == "required"
+
+    def needs_newer_version(self, negotiated: str | None) -> str | None:
+        """Why the case cannot run on a session that negotiated `negotiated`, or None."""
+        from fakepeer.protocol.version import parse_version
+
+        if negotiated is None or parse_version(negotiated) >= parse_version(self.protocol_version):
+            return None
+        return (
+            f"the fixture needs protocol {self.protocol_version}; the SDK negotiated {negotiated}"
+        )
 
     def missing_capabilities(self, offered: frozenset[str] | set[str]) -> list[str]:
         """Capabilities this case needs that the SDK did not offer, sorted."""

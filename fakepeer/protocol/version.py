@@ -26,6 +26,23 @@ def parse_version(text: object) -> tuple[int, int]:
     return int(major), int(minor)
 
 
+def negotiated_version(offered: object) -> str:
+    """What the bench acknowledges (§7.2): its own version, or the worker's highest minor of the
+    same major when that is older. Anything unreadable in `versions` counts as not offered."""
+    ours = parse_version(PROTOCOL_VERSION)
+    minors = []
+    for text in offered if isinstance(offered, list) else ():
+        try:
+            major, minor = parse_version(text)
+        except ValueError:
+            continue
+        if major == ours[0]:
+            minors.append(minor)
+    if not minors or max(minors) >= ours[1]:
+        return PROTOCOL_VERSION
+    return f"{ours[0]}.{max(minors)}"
+
+
 def is_supported(text: object) -> bool:
     """True when `text` is a well-formed version of the major this bench speaks."""
     try:

@@ -75,6 +75,9 @@ def _play(
             session.discard()  # the variant: this case is the first a new host process serves
         session.ensure_started(deadline, wire)  # (re)starting does not eat into the case's time
         deadline = _clip(time.monotonic() + timeout, overall_deadline)
+        too_new = fixture.needs_newer_version(session.version)
+        if too_new:
+            return _result(fixture, Outcome.SKIP, wire, known_failure, reason=too_new)
         missing = fixture.capabilities and fixture.missing_capabilities(
             session.capabilities or frozenset()
         )

@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from fakepeer.protocol.version import PROTOCOL_VERSION
+from fakepeer.protocol.version import PROTOCOL_VERSION, negotiated_version
 from fakepeer.session.wire import WireLog
 from fakepeer.transport.base import Transport
 from fakepeer.transport.errors import TransportError, TransportTimeout
@@ -92,6 +92,8 @@ class SdkSession:
         self._validator = validator
         self.transport: Transport | None = None
         self.capabilities: frozenset[str] | None = None
+        #: The version acknowledged at registration (§7.2): fixtures needing a later one skip.
+        self.version: str | None = None
         self.register_body: dict | None = None
         self.handshake_problems: list[str] = []
         self.starts = 0
@@ -321,8 +323,9 @@ class SdkSession:
         offered = register_body.get("capabilities") if isinstance(register_body, dict) else None
         if not isinstance(offered, list) or not all(isinstance(c, str) for c in offered):
             raise SessionError("its register frame has no capabilities array of strings")
+        self.version = negotiated_version(register_body.get("versions"))
         ack = {
-            "version": PROTOCOL_VERSION,
+            "version": self.version,
             "capabilities": list(offered),
             "required_capabilities": [],
         }
