@@ -1,0 +1,93 @@
+"""The README stays true by test (issue 11.7): its sample output's numbers come from real runs
+of the current corpus, and every command in a fenced `sh` block runs and succeeds.
+
+Generic on purpose (other README sections come and go): every ```sh block of README.md is run
+from the repository root, except the test command itself (this suite is what it runs; .ci/run
+runs it and tests/test_readme.py ties the two together).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fakepeer.cases import default_fixture_dir, load_fixtures
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+TEST_COMMAND_END = "python3 -m pytest"
+
+
+def _blocks(language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)\n```", README, flags=re.S)
+
+
+def _commands() -> list[str]:
+    readme_only = README.split("<!-- embed:protocol:begin -->", 1)[0]  # not the embedded docs
+    found = re.findall(r"```sh\n(.*?)\n```", readme_only, flags=re.S)
+    return [c for c in found if not c.strip().endswith(TEST_COMMAND_END)]
+
+
+def _shell(command: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
+    bin_dir = str(Path(sys.executable).parent)
+    env = dict(os.environ, PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""))
+    return subprocess.run(
+        ["bash", "-eo", "pipefail", "-c", command],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def _sample(marker: str) -> list[str]:
+    """The lines of the first ```text block after `marker`."""
+    after = README.split(marker, 1)[1]
+    return re.search(r"```text\n(.*?)\n```", after, flags=re.S).group(1).splitlines()
+
+
+def test_green_sample_totals_are_the_corpus() -> None:
+    fixtures = load_fixtures([default_fixture_dir()])
+    per_category: dict[str, int] = {}
+    for fixture in fixtures:
+        per_category[fixture.category] = per_category.get(fixture.category, 0) + 1
+    lines = _sample("A green run of the bundled reference SDK")
+    rows = {}
+    for line in lines:
+        cells = [cell.strip() for cell in re.split(r"[│┃]", line)]
+        if len(cells) == 7 and cells[1].isdigit():
+            rows[cells[0]] = int(cells[1])
+    assert rows.pop("total") == len(fixtures), "README sample total != the corpus; update it"
+    for category, count in rows.items():
+        assert per_category.get(category) == count, f"README sample row {category}: {count}"
+    assert lines[-1] == f"{len(fixtures)} passed, 0 failed"
+
+
+def test_failing_sample_totals_come_from_its_command() -> None:
+    before = README.split("And what a broken SDK looks like", 1)[1].split("```text", 1)[0]
+    command = re.search(r"\(`(ryusen-conform run [^`]+)`\)", " ".join(before.split())).group(1)
+    lines = _sample("And what a broken SDK looks like")
+    done = _shell(command)
+    assert done.returncode == 1, done.stdout[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == lines[-1], f"README sample of `{command}`"
+    shown = done.stdout.splitlines()
+    for line in lines[:-1]:
+        assert not line or line in shown, f"README sample line not in the real output: {line}"
+
+
+def test_readme_has_commands_to_run() -> None:
+    assert _commands(), "README.md has no ```sh command besides the test command"
+
+
+@pytest.mark.parametrize("command", _commands())
+def test_every_readme_command_runs(command: str) -> None:
+    done = _shell(command)
+    assert done.returncode == 0, (
+        f"`{command}` failed:\n{done.stdout[-1500:]}\n{done.stderr[-1500:]}"
+    )
