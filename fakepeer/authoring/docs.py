@@ -15,6 +15,15 @@ from fakepeer.cases.loader import repository_root
 
 RFD_PATH = Path("docs") / "rfd-2-execution-protocol.txt"
 PROTOCOL_PATH = Path("docs") / "protocol.md"
+DECISIONS_PATH = Path("docs") / "decisions.md"
+
+#: A quote shorter than a whole sentence must be at least this many words long (docs/fixtures.md).
+MIN_CLAUSE_WORDS = 6
+#: Punctuation that ends a clause inside a sentence. Commas do not: they separate list items and
+#: phrases that do not stand alone ("finite floats only", "malformed values").
+_CLAUSE_MARKS = (";", ":", "—")
+#: A clause may begin with one of these after its mark ("…; so a later invocation replays it").
+_CONJUNCTIONS = frozenset({"and", "or", "but", "so", "while", "then", "yet", "nor"})
 
 _SPACE = re.compile(r"\s+")
 # A sentence ends at . ! or ? followed by whitespace; "step.run" or "1.5s" never split.
@@ -65,6 +74,46 @@ class Rfd:
             start = self.text.find(needle, start + 1)
         return [found[number] for number in sorted(found)]
 
+    def is_full_clause(self, quote: str) -> bool:
+        """True when some occurrence of the quote is one or more whole sentences, or a clause of
+        at least MIN_CLAUSE_WORDS words bounded by a sentence edge or by `;`, `:` or `—` (a
+        coordinating conjunction may open it). The rule is spelled out in docs/fixtures.md."""
+        needle = normalise(quote)
+        if not needle:
+            return False
+        starts = {sentence.start for sentence in self.sentences}
+        ends = {sentence.end for sentence in self.sentences}
+        long_enough = len(needle.split()) >= MIN_CLAUSE_WORDS
+        start = self.text.find(needle)
+        while start != -1:
+            end = start + len(needle)
+            if start in starts and end in ends:
+                return True
+            if long_enough and self._clause_start(start, starts) and self._clause_end(end, ends):
+                return True
+            start = self.text.find(needle, start + 1)
+        return False
+
+    def _clause_start(self, start: int, starts: set[int]) -> bool:
+        before = self.text[:start].rstrip()
+        if start in starts or before.endswith(_CLAUSE_MARKS):
+            return True
+        # ", and the payload limits …" may be quoted with or without its conjunction.
+        first_word = self.text[start:].split(" ", 1)[0]
+        if first_word in _CONJUNCTIONS and before.endswith((*_CLAUSE_MARKS, ",")):
+            return True
+        head, _, word = before.rpartition(" ")
+        return word in _CONJUNCTIONS and head.rstrip().endswith((*_CLAUSE_MARKS, ","))
+
+    def _clause_end(self, end: int, ends: set[int]) -> bool:
+        if (
+            end in ends
+            or self.text[end - 1] in ";:"
+            or (end + 1 in ends and self.text[end] in ".!?")
+        ):
+            return True
+        return self.text[end:].lstrip().startswith(_CLAUSE_MARKS)
+
 
 def parse_rfd(raw: str) -> Rfd:
     """Split RFD 2 into sentences; paragraphs are separated by blank lines, the title is skipped."""
@@ -102,6 +151,19 @@ def protocol_sections(root: Path | None = None) -> frozenset[str]:
     base = root if root is not None else repository_root()
     text = (base / PROTOCOL_PATH).read_text(encoding="utf-8")
     return frozenset(_SECTION_HEADING.findall(text))
+
+
+_DECISION_HEADING = re.compile(r"^## (D-[A-Z0-9]+(?:-[A-Z0-9]+)*)\s*$", re.MULTILINE)
+
+
+@lru_cache(maxsize=4)
+def decision_ids(root: Path | None = None) -> tuple[str, ...]:
+    """The decision ids docs/decisions.md defines (`## D-FRAMING` headings), in file order."""
+    base = root if root is not None else repository_root()
+    path = base / DECISIONS_PATH
+    if not path.is_file():
+        return ()
+    return tuple(_DECISION_HEADING.findall(path.read_text(encoding="utf-8")))
 
 
 _SECTION_REF = re.compile(r"§(\d+(?:\.\d+)?)")

@@ -26,7 +26,7 @@ TOP_LEVEL_ORDER = (
     "notes",
     "steps",
 )
-RULE_ORDER = ("section", "quote", "protocol")
+RULE_ORDER = ("section", "quote", "decision", "protocol")
 STEP_ORDER = ("send", "send_raw", "send_raw_base64", "expect", "vary", "derive")
 SEND_ORDER = ("kind", "id", "version", "extra", "body")
 EXPECT_ORDER = ("kind", "body")

@@ -33,6 +33,8 @@ def entry(fixture: Fixture, root: Path) -> dict:
     rule: dict = {"section": fixture.rule.section, "quote": fixture.rule.quote}
     if fixture.rule.protocol is not None:
         rule["protocol"] = fixture.rule.protocol
+    if fixture.rule.decision is not None:
+        rule["decision"] = fixture.rule.decision
     rule["sentences"] = [
         sentence.number for sentence in load_rfd().sentences_for(fixture.rule.quote)
     ]

@@ -99,7 +99,7 @@ def scaffold(fixture_id: str, category: str) -> dict:
         "title": "TODO: one line saying what the SDK must do",
         "rule": {
             "section": "TODO: the RFD 2 topic",
-            "quote": "TODO: copy the exact RFD 2 sentence (or part of one) this fixture checks",
+            "quote": "TODO: the exact RFD 2 sentence (a full clause at least) this checks",
             "protocol": "§TODO",
         },
         "category": category,

@@ -11,7 +11,14 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from fakepeer.authoring.docs import Rfd, load_rfd, protocol_sections, section_refs
+from fakepeer.authoring.docs import (
+    MIN_CLAUSE_WORDS,
+    Rfd,
+    decision_ids,
+    load_rfd,
+    protocol_sections,
+    section_refs,
+)
 from fakepeer.authoring.kinds import CAPABILITIES_1_0, EXPECT_KINDS, SEND_KINDS
 from fakepeer.cases import FixtureError, FixtureProblem, fixture_files, load_fixture_file
 
@@ -89,6 +96,20 @@ def semantic_problems(
                 "/rule/quote",
                 "expected an exact quote of docs/rfd-2-execution-protocol.txt "
                 "(whitespace-insensitive); this text does not occur in it",
+            )
+        elif isinstance(quote, str) and not rfd.is_full_clause(quote):
+            problem(
+                "/rule/quote",
+                "expected a full clause of RFD 2: one or more whole sentences, or at least "
+                f"{MIN_CLAUSE_WORDS} words running from a sentence start or a ; : — mark to a "
+                "sentence end or such a mark (docs/fixtures.md); quote the whole sentence",
+            )
+        decision = rule.get("decision")
+        if isinstance(decision, str) and decision not in decision_ids():
+            problem(
+                "/rule/decision",
+                f"expected a decision id defined in docs/decisions.md (a '## {decision}' "
+                f"heading), got {decision!r}",
             )
         reference = rule.get("protocol")
         if isinstance(reference, str):

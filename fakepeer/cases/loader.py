@@ -137,7 +137,7 @@ def fixture_from_document(document: object, file: Path | None = None) -> Fixture
     return Fixture(
         id=document["id"],
         title=document["title"],
-        rule=Rule(rule["section"], rule["quote"], rule.get("protocol")),
+        rule=Rule(rule["section"], rule["quote"], rule.get("protocol"), rule.get("decision")),
         category=document["category"],
         level=document["level"],
         capabilities=tuple(document["capabilities"]),

@@ -65,9 +65,13 @@ Step = SendStep | RawSendStep | ExpectStep
 
 @dataclass(frozen=True)
 class Rule:
+    """What a fixture checks: the RFD 2 sentence that demands it, and the project decision
+    (docs/decisions.md) it also depends on, if any."""
+
     section: str
     quote: str
     protocol: str | None = None
+    decision: str | None = None
 
 
 @dataclass(frozen=True)

@@ -91,21 +91,21 @@ def _function_parts(decl: FunctionDecl | Mapping[str, Any]) -> tuple[str, Timeou
     if isinstance(decl, FunctionDecl):
         ident, raw = decl.id, decl.timeout_ms
         timeout: Timeout = raw
-        if raw is not None and (type(raw) is not int or not 1 <= raw <= U64_MAX):
+        if raw is not None and (type(raw) is not int or not 0 <= raw <= U64_MAX):
             timeout = _INVALID
         return ident, timeout
     ident = decl.get("id")
     if not isinstance(ident, str):
         raise TypeError(f"function declaration id must be a string: {decl!r}")
     if "timeout_ms" in decl:
-        parsed = parse_int_text(decl["timeout_ms"], 1, U64_MAX)
+        parsed = parse_int_text(decl["timeout_ms"], 0, U64_MAX)
         return ident, _INVALID if parsed is None else parsed
     if "timeout" in decl and decl["timeout"] is not None:
         try:
             count = parse_duration_ms(decl["timeout"])
         except DurationError:
             return ident, _INVALID
-        return ident, count if count >= 1 else _INVALID
+        return ident, count  # zero and negative are kept as 0 (D-RUN-TIMEOUT-ZERO)
     return ident, None
 
 

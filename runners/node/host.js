@@ -15,6 +15,7 @@ import {
   errorToRecord,
   toMillis,
   json,
+  JsonDocument,
   I64,
   U64,
   Instant,
@@ -141,10 +142,24 @@ const isInteger = (v) => v instanceof I64;
 const isStringOrInteger = (v) => typeof v === 'string' || v instanceof I64;
 const isArray = (v) => Array.isArray(v);
 const isAny = () => true;
-const isStringMap = (v) => isObject(v) && Object.values(v).every(isString);
 
 function smallInteger(value) {
   return value === undefined ? undefined : Number(value.big);
+}
+
+/**
+ * An emit op's payload (§13.2): `payload`, a protocol value passed as is, or `json`, JSON text
+ * parsed into a native document and passed as a JsonDocument; exactly one of them.
+ */
+function emitPayload(op) {
+  if (Object.hasOwn(op, 'payload') === Object.hasOwn(op, 'json')) throw new BadProgram('emit takes exactly one of payload and json');
+  if (Object.hasOwn(op, 'payload')) return op.payload;
+  const text = member(op, 'json', isString);
+  try {
+    return new JsonDocument(JSON.parse(text));
+  } catch (error) {
+    throw new BadProgram(`emit json is not JSON text: ${error.message}`);
+  }
 }
 
 /** A program duration: a string is human-readable, an integer the typed form in milliseconds. */
@@ -152,18 +167,19 @@ function programDuration(value) {
   return typeof value === 'string' ? value : value.big;
 }
 
-/** An error record written as a plain object (§13.2) → a RyusenError carrying it unchanged. */
+/**
+ * An error record written as a plain object (§13.2) → a RyusenError built with the SDK's public
+ * constructor. Only the shape is checked here: the SDK itself refuses a category outside the
+ * grammar or a non-string detail (`sdk.conversion`, §5.1), so call this where the error is raised.
+ */
 function errorFromValue(value) {
   if (!isObject(value)) throw new BadProgram('an error record is an object');
-  const op = { op: 'error record', ...value };
-  const record = {
-    category: member(op, 'category', isString),
-    message: member(op, 'message', isString, { optional: true }) ?? '',
-    retryable: member(op, 'retryable', isBool, { optional: true }) ?? false,
-    details: { ...(member(op, 'details', isStringMap, { optional: true }) ?? {}) },
-  };
-  if (Object.hasOwn(value, 'cause')) record.cause = errorFromValue(value.cause).toRecord();
-  return RyusenError.fromRecord(record);
+  const cause = Object.hasOwn(value, 'cause') ? errorFromValue(value.cause) : undefined;
+  return new RyusenError(value.category, Object.hasOwn(value, 'message') ? value.message : '', {
+    retryable: Object.hasOwn(value, 'retryable') ? value.retryable : false,
+    details: Object.hasOwn(value, 'details') ? value.details : {},
+    cause,
+  });
 }
 
 /** An error record as a value (§13.2): `{category, message, retryable, details}` plus `cause`. */
@@ -228,7 +244,8 @@ class Program {
         const hasResult = Object.hasOwn(op, 'result');
         const result = hasResult ? op.result : null;
         const fail = member(op, 'fail', isObject, { optional: true });
-        const failure = fail === undefined ? undefined : errorFromValue(fail);
+        // Built inside the callback, so the SDK's refusal of a bad record is the callback's failure.
+        const failure = fail === undefined ? undefined : () => errorFromValue(fail);
         const echoIdentity = member(op, 'echo', isBool, { optional: true }) === true;
         const compensateSpec = member(op, 'compensate', (v) => typeof v === 'boolean' || isObject(v), { optional: true });
         let compensate;
@@ -242,13 +259,13 @@ class Program {
             forward_result: forward,
           }));
         } else if (isObject(compensateSpec)) {
-          const compensationFailure = errorFromValue(member(compensateSpec, 'fail', isObject));
+          const compensationFailure = member(compensateSpec, 'fail', isObject);
           compensate = tracedCompensator(this.trace, () => {
-            throw compensationFailure;
+            throw errorFromValue(compensationFailure);
           });
         }
         const callback = tracedCallback(this.trace, (s) => {
-          if (failure !== undefined) throw failure;
+          if (failure !== undefined) throw failure();
           if (echoIdentity) {
             return { phase: 'forward', run_id: s.runId, step_id: s.stepId, operation_id: s.operationId, attempt: new I64(s.attempt) };
           }
@@ -272,7 +289,7 @@ class Program {
       case 'wait': {
         const id = member(op, 'id', isString);
         const event = member(op, 'event', isString);
-        const correlation = member(op, 'correlation', isStringMap, { optional: true }) ?? {};
+        const correlation = member(op, 'correlation', isAny, { optional: true }) ?? {}; // the SDK checks it
         const timeout = programDuration(member(op, 'timeout', isStringOrInteger));
         return this.guarded(op, () => ctx.waitForEvent(id, event, { correlation, timeout }));
       }
@@ -287,8 +304,8 @@ class Program {
       case 'emit': {
         const id = member(op, 'id', isString);
         const event = member(op, 'event', isString);
-        const payload = member(op, 'payload', isAny);
-        const metadata = member(op, 'metadata', isStringMap, { optional: true });
+        const payload = emitPayload(op);
+        const metadata = member(op, 'metadata', isAny, { optional: true }); // the SDK checks it
         const attempts = smallInteger(member(op, 'attempts', isInteger, { optional: true }));
         const options = {};
         if (metadata !== undefined) options.metadata = metadata;

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-QUOTE = "Unknown fields are ignored"
+QUOTE = (
+    "Unknown fields are ignored; unknown required enum variants or capabilities fail explicitly."
+)
 
 
 def fixture_document(

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
-from authoring_kit import fixture_document, write_fixture
+from authoring_kit import QUOTE, fixture_document, write_fixture
 
+from fakepeer.authoring.coverage import Citation, build_coverage
 from fakepeer.authoring.docs import parse_rfd
+from fakepeer.cases import load_fixtures
 
 
 def test_matrix_generates_sorted_rows_and_checks_staleness(runner, app, tmp_path) -> None:
@@ -23,7 +26,7 @@ def test_matrix_generates_sorted_rows_and_checks_staleness(runner, app, tmp_path
     matrix = json.loads(out.read_text())
     assert [row["id"] for row in matrix["fixtures"]] == ["json.a", "values.b"]
     row = matrix["fixtures"][0]
-    assert row["rule"]["quote"] == "Unknown fields are ignored"
+    assert row["rule"]["quote"] == QUOTE
     assert row["rule"]["protocol"] == "§2"
     assert row["capabilities"] == ["json_convenience"]
     assert row["path"].endswith("json/json.a.json")
@@ -65,12 +68,42 @@ def test_coverage_json_and_text(runner, app, tmp_path) -> None:
     result = runner.invoke(app, ["coverage", "--json", str(folder)])
     assert result.exit_code == 0, result.output
     report = json.loads(result.output)
-    assert report["covered"] == 1
-    assert report["covered"] + report["uncovered"] == report["total"] == len(report["rules"])
-    covered = [rule for rule in report["rules"] if rule["fixtures"]]
+    assert report["checked"] == 1
+    total = report["checked"] + report["referenced"] + report["uncovered"]
+    assert total == report["total"] == len(report["rules"])
+    covered = [rule for rule in report["rules"] if rule["status"] == "checked"]
     assert covered[0]["fixtures"] == ["values.sample"]
     assert "Unknown fields are ignored" in covered[0]["text"]
     text = runner.invoke(app, ["coverage", str(folder)])
     assert text.exit_code == 0
     assert "Uncovered RFD 2 sentences:" in text.output
-    assert f"1 of {report['total']} RFD 2 sentences covered" in text.output
+    assert f"1 of {report['total']} RFD 2 sentences checked" in text.output
+
+
+def test_coverage_splits_checked_referenced_and_decisions(tmp_path) -> None:
+    """A fixture on a decision only references its sentence; decisions are listed apart."""
+    rfd = parse_rfd("Title\n\nAlpha rule one here. Beta rule two here. Gamma rule three here.\n")
+    plain = load_fixtures_from(tmp_path / "a", fixture_document("values.plain"))
+    on_decision = load_fixtures_from(
+        tmp_path / "b",
+        fixture_document(
+            "values.decided",
+            rule={"section": "x", "quote": "Beta rule two here.", "decision": "D-X"},
+        ),
+    )
+    plain[0] = replace(plain[0], rule=replace(plain[0].rule, quote="Alpha rule one here."))
+    citations = [Citation("decision", "D-Y", "Gamma rule three", justifies=False)]
+    report = build_coverage(plain + on_decision, rfd, citations, decisions=["D-X", "D-Y"])
+    assert [rule["status"] for rule in report["rules"]] == ["checked", "referenced", "referenced"]
+    assert report["rules"][1]["references"] == ["values.decided"]
+    assert report["rules"][2]["references"] == ["decision:D-Y"]
+    assert report["decisions"] == [
+        {"id": "D-X", "fixtures": ["values.decided"]},
+        {"id": "D-Y", "fixtures": []},
+    ]
+    assert (report["decisions_total"], report["decisions_checked"]) == (2, 1)
+
+
+def load_fixtures_from(folder, document):
+    write_fixture(folder, document)
+    return load_fixtures([folder])

@@ -28,9 +28,67 @@ def test_quote_not_in_rfd(runner, app, tmp_path) -> None:
 
 
 def test_quote_is_whitespace_insensitive(runner, app, tmp_path) -> None:
-    document = fixture_document(rule={"section": "x", "quote": "Unknown   fields\n are ignored"})
+    document = fixture_document(
+        rule={
+            "section": "x",
+            "quote": "Unknown   fields\n are ignored;  unknown required enum variants or "
+            "capabilities fail explicitly.",
+        }
+    )
     write_fixture(tmp_path, document)
     assert _validate(runner, app, tmp_path).exit_code == 0
+
+
+def test_quote_shorter_than_a_full_clause_is_refused(runner, app, tmp_path) -> None:
+    for index, quote in enumerate(
+        [
+            "malformed values",  # a list item, far below the clause length
+            "Unknown fields are ignored",  # a whole clause, but only four words
+            "the payload limits as the execution-request, replay, and nesting bounds",  # cut short
+            "signed and unsigned integers outside JavaScript’s safe range",  # between commas
+        ]
+    ):
+        document = fixture_document(f"values.short{index}", rule={"section": "x", "quote": quote})
+        write_fixture(tmp_path / str(index), document)
+    result = _validate(runner, app, tmp_path)
+    assert result.exit_code == 2
+    assert result.output.count("/rule/quote: expected a full clause of RFD 2") == 4
+
+
+def test_full_clauses_are_accepted(runner, app, tmp_path) -> None:
+    for index, quote in enumerate(
+        [
+            "Unknown fields are ignored; unknown required enum variants or capabilities fail "
+            "explicitly.",  # a whole sentence
+            "In a targeted execution only the named step’s current callback runs",  # up to a ;
+            # between dashes:
+            "a JSON document serializes as given and opaque bytes cross unchanged",
+            "anything retained across invocations is a cache of durable history, never an "
+            "authority",  # after a colon, to the sentence end without its period
+            "so a later invocation replays the wait instead of arming it again.",  # , so … end
+        ]
+    ):
+        document = fixture_document(f"values.full{index}", rule={"section": "x", "quote": quote})
+        write_fixture(tmp_path / str(index), document)
+    result = _validate(runner, app, tmp_path)
+    assert result.exit_code == 0, result.output
+
+
+def test_decision_must_exist(runner, app, tmp_path) -> None:
+    rule = {"section": "x", "quote": fixture_document()["rule"]["quote"]}
+    write_fixture(
+        tmp_path / "a", fixture_document("values.known", rule=rule | {"decision": "D-FRAMING"})
+    )
+    write_fixture(
+        tmp_path / "b", fixture_document("values.unknown", rule=rule | {"decision": "D-NOPE"})
+    )
+    result = _validate(runner, app, tmp_path)
+    assert result.exit_code == 2
+    assert (
+        "values.unknown.json: /rule/decision: expected a decision id defined in docs/decisions.md"
+        in result.output
+    )
+    assert "values.known.json" not in result.output
 
 
 def test_id_must_match_file_and_category(runner, app, tmp_path) -> None:

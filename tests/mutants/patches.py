@@ -613,25 +613,25 @@ def _depth_limit_off_by_one() -> None:
     values.MAX_DEPTH = 65
 
 
-@mutant("extra-value-members-accepted", "a tagged value with extra members is accepted")
-def _extra_value_members_accepted() -> None:
-    def strip(node):
-        if isinstance(node, dict) and isinstance(node.get("t"), str):
-            kept = {key: node[key] for key in ("t", "v") if key in node}
-            if node.get("t") in ("array",) and isinstance(kept.get("v"), list):
-                kept["v"] = [strip(item) for item in kept["v"]]
-            if node.get("t") == "object" and isinstance(kept.get("v"), dict):
-                kept["v"] = {key: strip(item) for key, item in kept["v"].items()}
-            return kept
-        return node
-
+@mutant(
+    "extra-value-members-refused", "a tagged value with an unknown member is refused, not ignored"
+)
+def _extra_value_members_refused() -> None:
     values = _m("ryusen_sdk.values")
-    original = values.from_tagged
 
-    def from_tagged(document, pointer=""):
-        return original(strip(document), pointer)
+    def transform(original, document, pointer):
+        if isinstance(document, dict) and isinstance(document.get("t"), str):
+            allowed = {"t"} if document["t"] == "null" else {"t", "v"}
+            payload = document.get("v")
+            if set(document) - allowed or (
+                document["t"] == "blob"
+                and isinstance(payload, dict)
+                and set(payload) - {"sha256", "size", "media_type"}
+            ):
+                raise values._invalid(pointer, "unknown member in a tagged value")
+        return original(document, pointer)
 
-    replace_everywhere(original, from_tagged)
+    _wrap_decode_before(transform)
 
 
 # ------------------------------------------------------------------------- envelopes
@@ -976,15 +976,14 @@ def _i64_range_unchecked() -> None:
     values._int_text = lambda payload, low, high: original(payload, low, max(high, values.U64_MAX))
 
 
-@mutant("lenient-blob", "a blob with an uppercase hash or an extra member is accepted")
+@mutant("lenient-blob", "a blob with an uppercase hash is accepted")
 def _lenient_blob() -> None:
     values = _m("ryusen_sdk.values")
     original = values._blob
 
     def blob(payload, pointer):
         if isinstance(payload, dict) and isinstance(payload.get("sha256"), str):
-            payload = {k: payload[k] for k in ("sha256", "size", "media_type") if k in payload}
-            payload["sha256"] = payload["sha256"].lower()
+            payload = dict(payload, sha256=payload["sha256"].lower())
         return original(payload, pointer)
 
     values._blob = blob
@@ -1613,16 +1612,6 @@ def _missing_payload_empty() -> None:
     _wrap_decode_before(transform)
 
 
-@mutant("null-payload-tolerated", 'a null value with "v": null is accepted')
-def _null_payload_tolerated() -> None:
-    def transform(original, document, pointer):
-        if document == {"t": "null", "v": None}:
-            return None
-        return original(document, pointer)
-
-    _wrap_decode_before(transform)
-
-
 @mutant("f64-text-round-trip-only", 'f64 text is checked by String(Number(v)) == v ("NaN" passes)')
 def _f64_text_round_trip_only() -> None:
     values = _m("ryusen_sdk.values")
@@ -1975,6 +1964,118 @@ def _invoke_never_replayed() -> None:
     def decide(self, step_id, kind, declaration, callback=None, compensate=None):
         if kind == "invoke" and self.mode == "discover" and step_id in self.history:
             raise self._stop(answers.declared(declaration))
+        return original(self, step_id, kind, declaration, callback, compensate)
+
+    workflow.Pass.decide = decide
+
+
+# ------------------------------------------------------- issue 16: decisions and omissions
+
+
+@mutant("run-timeout-zero-refused", "a whole-run timeout of zero (or negative) is refused")
+def _run_timeout_zero_refused() -> None:
+    registry = _m("ryusen_sdk.registry")
+    errors = _m("ryusen_sdk.errors")
+    original = registry.to_wire_millis
+
+    def to_wire_millis(duration):
+        count = original(duration)
+        if count < 1:
+            raise errors.InvalidDurationError("a whole-run timeout is at least 1 ms")
+        return count
+
+    registry.to_wire_millis = to_wire_millis
+
+
+@mutant("emit-json-document-refused", "emit refuses a JSON document as not bytes")
+def _emit_json_document_refused() -> None:
+    payloads = _m("ryusen_sdk.payloads")
+    errors = _m("ryusen_sdk.errors")
+    original = payloads.event_payload_bytes
+
+    def event_payload_bytes(payload):
+        if isinstance(payload, payloads.JsonDocument):
+            raise errors.InvalidDeclarationError("an emission payload must be bytes")
+        return original(payload)
+
+    replace_everywhere(original, event_payload_bytes)
+
+
+@mutant(
+    "emit-json-canonicalized", "emit writes a JSON document as RFC 8785 (sorted keys), not as given"
+)
+def _emit_json_canonicalized() -> None:
+    payloads = _m("ryusen_sdk.payloads")
+    convenience = _m("ryusen_sdk.json_convenience")
+    original = payloads.event_payload_bytes
+
+    def event_payload_bytes(payload):
+        if isinstance(payload, payloads.JsonDocument):
+            return convenience.to_bytes(payload.document)
+        return original(payload)
+
+    replace_everywhere(original, event_payload_bytes)
+
+
+@mutant("string-maps-coerced", "non-string correlation and metadata values are coerced with str()")
+def _string_maps_coerced() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    original = workflow._string_map
+
+    def string_map(mapping, what):
+        if isinstance(mapping, dict):
+            mapping = {
+                key: value if isinstance(value, str) else str(value)
+                for key, value in mapping.items()
+            }
+        return original(mapping, what)
+
+    workflow._string_map = string_map
+
+
+@mutant(
+    "error-record-unchecked",
+    "an error record with a bad category or non-string detail is sent as given",
+)
+def _error_record_unchecked() -> None:
+    errors = _m("ryusen_sdk.errors")
+    original = errors._check_record_fields
+
+    def check(category, message, retryable, details, cause):
+        if isinstance(details, dict):
+            details = {key: str(value) for key, value in details.items()}
+        if isinstance(category, str) and not errors.CATEGORY_PATTERN.fullmatch(category):
+            category = "app.ok"
+        return original(category, message, retryable, details, cause)
+
+    errors._check_record_fields = check
+    original_init = errors.RyusenError.__init__
+
+    def init(self, category, message="", retryable=False, details=None, cause=None):
+        if isinstance(details, dict):
+            details = {key: str(value) for key, value in details.items()}
+        original_init(self, category, message, retryable, details, cause)
+
+    errors.RyusenError.__init__ = init
+
+
+@mutant("target-history-replayed", "a forward target that has history answers from it, not running")
+def _target_history_replayed() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    answers = _m("ryusen_sdk.answers")
+    values = _m("ryusen_sdk.values")
+    original = workflow.Pass.decide
+
+    def decide(self, step_id, kind, declaration, callback=None, compensate=None):
+        entry = self.history.get(step_id)
+        target = self.target
+        if self.mode == "forward" and target is not None and step_id == target.step_id:
+            if kind == "step" and entry is not None:
+                if entry.status == "completed":
+                    body = target.identity() | {"value": values.to_tagged(entry.value)}
+                    raise self._stop(answers.Answer("step_completed", body))
+                body = target.identity() | {"error": dict(entry.error)}
+                raise self._stop(answers.Answer("step_failed", body))
         return original(self, step_id, kind, declaration, callback, compensate)
 
     workflow.Pass.decide = decide

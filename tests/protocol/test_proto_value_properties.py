@@ -150,13 +150,11 @@ def _nodes(doc: dict, pointer: str = "") -> list[tuple[str, dict]]:
 def _break(node: dict, how: int) -> None:
     """Make one node's own encoding invalid (children, if any, stay valid)."""
     tag = node["t"]
-    if how == 0:
-        node["extra"] = 1
-    elif how == 1:
+    if how in (0, 1):
         node["t"] = "nope"
     elif how == 2:
         if tag == "null":
-            node["v"] = None
+            node["t"] = "Null"
         else:
             del node["v"]
     elif tag in ("i64", "u64", "instant", "duration"):

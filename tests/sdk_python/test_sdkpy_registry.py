@@ -67,8 +67,6 @@ def test_duplicate_trigger_ids_are_kept() -> None:
         ([("a", "bad"), ("", None)], [], "empty_function_id"),
         ([("a", "bad"), ("a", None)], [], "duplicate_function_id"),
         ([("a", "bad")], [("", "", "zz")], "invalid_timeout"),
-        ([("a", "0s")], [], "invalid_timeout"),
-        ([("a", "-1h")], [], "invalid_timeout"),
         ([("a", "1ns")], [("", "e", "a")], "empty_trigger_id"),
         ([("a", None)], [("t", "", "zz")], "empty_event_name"),
         ([("a", None)], [("t", "e", "zz")], "undeclared_function"),
@@ -85,6 +83,14 @@ def test_validation_codes_in_order(functions: list, triggers: list, code: str) -
     assert caught.value.category == "sdk.invalid_registry"
     assert caught.value.details == {"code": code}
     assert caught.value.retryable is False
+
+
+@pytest.mark.parametrize("timeout", ["0s", "-1h", 0])
+def test_zero_and_negative_run_timeouts_are_kept_as_zero(timeout: object) -> None:
+    """D-RUN-TIMEOUT-ZERO: RFD 2 refuses neither; the §6 conversion makes both 0."""
+    registry = Registry()
+    registry.add_function("a", _noop, timeout)
+    assert registry.manifest().functions == [{"id": "a", "timeout_ms": "0"}]
 
 
 def test_decorator_api() -> None:

@@ -13,6 +13,7 @@ import { DecisionMachine } from './machine.js';
 import { RyusenError, errorToRecord, sdkError } from './errors.js';
 import { toTagged, Instant } from './values.js';
 import { toMillis } from './durations.js';
+import { JsonDocument, asGivenBytes } from './json.js';
 import { fileURLToPath } from 'node:url';
 
 /** The private suspension signal: the SDK-internal marker of a stopped pass. */
@@ -439,11 +440,12 @@ export class WorkflowContext {
   }
 
   /**
-   * A durable event emission. The payload is bytes (a Uint8Array; use `json.toBytes` for a JSON
-   * document); anything else is refused, as is a retry of more than one attempt.
+   * A durable event emission. The payload is bytes (a Uint8Array, sent unchanged) or a
+   * `JsonDocument` (serialized as given, §10.1); anything else is refused, as is a retry of more
+   * than one attempt.
    * @param {string} id
    * @param {string} event
-   * @param {Uint8Array} payload
+   * @param {Uint8Array | JsonDocument} payload bytes (sent unchanged) or a JSON document (serialized as given)
    * @param {{metadata?: Record<string, string>, retry?: {maxAttempts?: number}}} [options]
    * @returns {Promise<string>} the acceptance receipt (the event's identity)
    */
@@ -455,12 +457,15 @@ export class WorkflowContext {
         const attempts = typeof retry === 'number' ? retry : retry.maxAttempts ?? 1;
         if (attempts !== 1) throw invalidDeclaration('an emission is accepted once: it cannot ask for more than one attempt');
       }
-      if (!(payload instanceof Uint8Array)) throw invalidDeclaration('an emission payload is bytes (a Uint8Array)');
+      let bytes;
+      if (payload instanceof JsonDocument) bytes = asGivenBytes(payload.document);
+      else if (payload instanceof Uint8Array) bytes = payload;
+      else throw invalidDeclaration('an emission payload is bytes (a Uint8Array) or a JsonDocument; anything else is refused, not reinterpreted');
       return {
         type: 'emit',
         step_id: id,
         event,
-        payload: toTagged(payload),
+        payload: toTagged(bytes),
         metadata: stringMap(metadata, 'metadata'),
       };
     });

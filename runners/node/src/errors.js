@@ -27,14 +27,20 @@ export class RyusenError extends Error {
     const { retryable = false, details = {}, cause } = options;
     // A record supplied by the server reaches the workflow unchanged, whatever its category.
     const trusted = options[TRUSTED] === true;
+    // A record the wire cannot carry is refused at construction with `sdk.conversion` (§5.1):
+    // thrown in a callback it is that callback's failure, in the function body an uncaught one.
+    const refuse = (why) => new RyusenError('sdk.conversion', `not an error record: ${why}`);
     if (typeof category !== 'string' || (!trusted && !CATEGORY.test(category))) {
-      throw new TypeError(`invalid error category ${JSON.stringify(category)}`);
+      throw refuse(`invalid error category ${JSON.stringify(String(category))}`);
     }
-    if (typeof message !== 'string') throw new TypeError('an error message must be a string');
-    if (typeof retryable !== 'boolean') throw new TypeError('retryable must be a boolean');
+    if (typeof message !== 'string') throw refuse('an error message must be a string');
+    if (typeof retryable !== 'boolean') throw refuse('retryable must be a boolean');
+    if (details !== null && details !== undefined && (typeof details !== 'object' || Array.isArray(details))) {
+      throw refuse('error details are an object of strings');
+    }
     const detailsCopy = {};
     for (const [key, value] of Object.entries(details ?? {})) {
-      if (typeof value !== 'string') throw new TypeError(`error detail ${JSON.stringify(key)} must be a string`);
+      if (typeof value !== 'string') throw refuse(`error detail ${JSON.stringify(key)} must be a string`);
       Object.defineProperty(detailsCopy, key, { value, enumerable: true, writable: true, configurable: true });
     }
     let causeError;

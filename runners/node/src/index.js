@@ -4,6 +4,7 @@ export { RyusenError, errorToRecord } from './errors.js';
 export { I64, U64, Instant, Duration, BlobRef, toTagged, fromTagged, fromTaggedText, canonicalValueBytes, f64Text } from './values.js';
 export { toMillis, parseDuration } from './durations.js';
 export * as json from './json.js';
+export { JsonDocument } from './json.js';
 export { Registry, MANIFEST_FORMAT } from './registry.js';
 export { canonicalBytes, hashBytes, hashDocument, compareCodePoints } from './canonical.js';
 export { WorkflowContext, isSuspended, isSuspensionSignal } from './context.js';

@@ -76,3 +76,26 @@ export function fromBytes(bytes) {
     throw error;
   }
 }
+
+/**
+ * An author's JSON document, marked explicitly for `emit` (§10.1, D-EMIT-PAYLOAD): serialized as
+ * given, never confused with a protocol value the workflow happens to hold.
+ */
+export class JsonDocument {
+  /** @param {unknown} document */
+  constructor(document) {
+    this.document = document;
+  }
+}
+
+/**
+ * The document's JSON text as given (§10.1): its own member order, no insignificant whitespace,
+ * ECMAScript number text, RFC 8785 string escapes, UTF-8: what `JSON.stringify` writes.
+ * Refuses what is not JSON (`sdk.json`).
+ * @param {unknown} document
+ * @returns {Uint8Array}
+ */
+export function asGivenBytes(document) {
+  checkDocument(document, 0);
+  return new TextEncoder().encode(JSON.stringify(document));
+}

@@ -93,7 +93,6 @@ export class Registry {
           if (!(error instanceof RyusenError)) throw error;
           throw invalidRegistry('invalid_timeout', `function ${JSON.stringify(f.id)}: ${error.message}`);
         }
-        if (count < 1n) throw invalidRegistry('invalid_timeout', `function ${JSON.stringify(f.id)}: a timeout is at least 1 ms`);
         declaration.timeout_ms = count.toString();
       }
       functions.push(declaration);

@@ -339,12 +339,10 @@ function decodeNode(json, pointer, level) {
   }
   const keys = Object.keys(json);
   if (typeof tag !== 'string') throw invalid('a tagged value needs a string tag "t"');
-  if (tag === 'null') {
-    if (keys.length !== 1) throw invalid('a null value has only the member "t"');
-    return null;
-  }
+  // Unknown members are ignored (§3.3, D-TAGGED-UNKNOWN-MEMBERS).
+  if (tag === 'null') return null;
   if (!TAGS.has(tag)) throw invalid(`unknown tag ${JSON.stringify(tag)}`);
-  if (keys.length !== 2 || !Object.hasOwn(json, 'v')) throw invalid(`a ${tag} value has exactly the members "t" and "v"`);
+  if (!Object.hasOwn(json, 'v')) throw invalid(`a ${tag} value needs the member "v"`);
   switch (tag) {
     case 'bool':
       if (typeof v !== 'boolean') throw invalid('bool payload must be true or false');
@@ -398,9 +396,6 @@ function decodeNode(json, pointer, level) {
     default: {
       // blob
       if (!isJsonObject(v)) throw invalid('blob payload must be an object');
-      for (const key of Object.keys(v)) {
-        if (key !== 'sha256' && key !== 'size' && key !== 'media_type') throw invalid(`blob has an unknown member ${key}`);
-      }
       if (typeof v.sha256 !== 'string' || !SHA256_HEX.test(v.sha256)) throw invalid('blob sha256 must be 64 lowercase hex digits');
       const size = parseU64Text(v.size);
       if (size === undefined) throw invalid('blob size must be a canonical u64');

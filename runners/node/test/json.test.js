@@ -31,3 +31,24 @@ test('from bytes is strict RFC 8259', () => {
 test('round trip through the convenience canonicalizes', () => {
   assert.equal(text(json.toBytes(json.fromBytes(enc('{ "b" : 1 , "a" : 2.50 }')))), '{"a":2.5,"b":1}');
 });
+
+test('emit payload: a JsonDocument is written as given (§10.1, D-EMIT-PAYLOAD)', async () => {
+  const { asGivenBytes, JsonDocument } = await import('../src/json.js');
+  const text = new TextDecoder().decode(asGivenBytes({ z: 1, é: [1.5, true, null, 'x'], a: { k: 100.0 }, n: 1e21 }));
+  assert.equal(text, '{"z":1,"é":[1.5,true,null,"x"],"a":{"k":100},"n":1e+21}');
+  assert.equal(new TextDecoder().decode(asGivenBytes('order-1')), '"order-1"');
+  assert.throws(() => asGivenBytes({ a: Infinity }), (e) => e.category === 'sdk.json');
+  assert.ok(new JsonDocument({}).document !== undefined);
+});
+
+test('error records the wire cannot carry are refused with sdk.conversion (§5.1)', async () => {
+  const { RyusenError } = await import('../src/errors.js');
+  for (const build of [
+    () => new RyusenError('Not Valid'),
+    () => new RyusenError('app.x', '', { details: { code: 51 } }),
+    () => new RyusenError('app.x', 5),
+    () => new RyusenError('app.x', '', { retryable: 'yes' }),
+  ]) {
+    assert.throws(build, (e) => e instanceof RyusenError && e.category === 'sdk.conversion' && e.retryable === false);
+  }
+});

@@ -56,8 +56,9 @@ test('validation codes in order', () => {
   invalid(new Registry().function('a').function('a').function(''), 'empty_function_id');
   invalid(new Registry().function('a', undefined, { timeout: 'bogus' }).function('a'), 'duplicate_function_id');
   invalid(new Registry().function('a', undefined, { timeout: 'bogus' }), 'invalid_timeout');
-  invalid(new Registry().function('a', undefined, { timeout: '0s' }), 'invalid_timeout');
-  invalid(new Registry().function('a', undefined, { timeout: '-1h' }), 'invalid_timeout');
+  // Zero and negative whole-run timeouts are kept as 0, never refused (D-RUN-TIMEOUT-ZERO).
+  assert.deepEqual(new Registry().function('a', undefined, { timeout: '0s' }).manifest().functions, [{ id: 'a', timeout_ms: '0' }]);
+  assert.deepEqual(new Registry().function('a', undefined, { timeout: '-1h' }).manifest().functions, [{ id: 'a', timeout_ms: '0' }]);
   invalid(new Registry().function('a', undefined, { timeout: '9223372036854775808ms' }), 'invalid_timeout');
   invalid(new Registry().function('a').trigger('', '', 'b'), 'empty_trigger_id');
   invalid(new Registry().function('a').trigger('t', '', 'b'), 'empty_event_name');

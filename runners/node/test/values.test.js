@@ -109,15 +109,21 @@ test('strict decoding refuses outside the domain with the innermost pointer', ()
     '{"t":"i64","v":1}', '{"t":"f64","v":"NaN"}', '{"t":"f64","v":"Infinity"}', '{"t":"f64","v":"1e999"}', '{"t":"f64","v":"1.0"}',
     '{"t":"f64","v":"1.50"}', '{"t":"f64","v":"01"}', '{"t":"f64","v":"1E21"}', '{"t":"f64","v":"+1"}', '{"t":"f64","v":"-0.0"}',
     '{"t":"bytes","v":"AP9="}', '{"t":"bytes","v":"AP8"}', '{"t":"bytes","v":"AP8=\\n"}', '{"t":"str","v":"\\ud800"}',
-    '{"t":"null","v":null}', '{"t":"bool"}', '{"t":"bool","v":"true"}', '{"t":"nope","v":"1"}', '{"v":"1"}', '[]',
-    '{"t":"str","v":"x","extra":1}', '{"t":"blob","v":{"sha256":"E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855","size":"0"}}',
-    '{"t":"blob","v":{"sha256":"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855","size":"0","x":"y"}}',
+    '{"t":"bool"}', '{"t":"bool","v":"true"}', '{"t":"nope","v":"1"}', '{"v":"1"}', '[]',
+    '{"t":"blob","v":{"sha256":"E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855","size":"0"}}',
     '{"t":"blob","v":{"sha256":"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855","size":"0","media_type":""}}',
     '{"t":"instant","v":"9223372036854775808"}', '{"t":"object","v":[]}', '{"t":"array","v":{}}',
   ];
   for (const text of bad) refusedToDecode(text, 'protocol.invalid_value', '/body/input');
   refusedToDecode('{"t":"array","v":[{"t":"i64","v":"x"}]}', 'protocol.invalid_value', '/body/input/v/0');
   refusedToDecode('{"t":"object","v":{"a/b~":{"t":"u64","v":"-1"}}}', 'protocol.invalid_value', '/body/input/v/a~1b~0');
+});
+
+test('unknown members inside a tagged value are ignored (D-TAGGED-UNKNOWN-MEMBERS)', () => {
+  assert.equal(fromTagged(JSON.parse('{"t":"null","v":null}')), null);
+  assert.equal(fromTagged(JSON.parse('{"t":"str","v":"x","extra":1}')), 'x');
+  const blob = fromTagged(JSON.parse('{"t":"blob","v":{"sha256":"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855","size":"0","x":"y"}}'));
+  assert.deepEqual(toTagged(blob), { t: 'blob', v: { sha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', size: '0' } });
 });
 
 test('decoding limits: the first value at depth 65, and size', () => {

@@ -6,6 +6,7 @@ ordinary exceptions only, never the SDK's suspension; `catch_all` deliberately c
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 from ryusen_sdk import (
     U64,
     Instant,
+    JsonDocument,
     Retry,
     RyusenError,
     StepContext,
@@ -21,7 +23,7 @@ from ryusen_sdk import (
     json_to_bytes,
     to_wire_millis,
 )
-from ryusen_sdk.errors import CATEGORY_PATTERN, error_from_exception
+from ryusen_sdk.errors import error_from_exception
 
 from .trace import Trace
 
@@ -73,27 +75,21 @@ def _is_str_or_int(value: Any) -> bool:
     return _is_str(value) or _is_int(value)
 
 
-def _is_string_map(value: Any) -> bool:
-    return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
-
-
 def _is_ops(value: Any) -> bool:
     return isinstance(value, list)
 
 
 def parse_record(value: Any) -> dict[str, Any]:
-    """An error record written as a plain object (§13.2), validated."""
+    """An error record written as a plain object (§13.2). Only its shape is checked here: the
+    members go to the SDK's record constructor as decoded, so the SDK refuses a category outside
+    the grammar or a non-string detail itself (§5.1)."""
     if not isinstance(value, dict):
         raise BadProgram("an error record is an object")
-    category = _get(value, "category", lambda v: _is_str(v) and CATEGORY_PATTERN.fullmatch(v))
-    message = _get(value, "message", _is_str, "")
-    retryable = _get(value, "retryable", _is_bool, False)
-    details = _get(value, "details", _is_string_map, {})
     record: dict[str, Any] = {
-        "category": category,
-        "message": message,
-        "retryable": retryable,
-        "details": dict(details),
+        "category": value.get("category"),
+        "message": value.get("message", ""),
+        "retryable": value.get("retryable", False),
+        "details": value.get("details", {}),
     }
     if "cause" in value:
         record["cause"] = parse_record(value["cause"])
@@ -190,7 +186,7 @@ class Program:
         if name == "wait":
             step_id = _get(op, "id", _is_str)
             event = _get(op, "event", _is_str)
-            correlation = _get(op, "correlation", _is_string_map, {})
+            correlation = _get(op, "correlation", _any, {})  # the SDK checks it
             timeout = _get(op, "timeout", _is_str_or_int)
             return lambda: ctx.wait_for_event(step_id, event, correlation, timeout=timeout)
         if name == "invoke":
@@ -202,8 +198,8 @@ class Program:
         if name == "emit":
             step_id = _get(op, "id", _is_str)
             event = _get(op, "event", _is_str)
-            payload = _get(op, "payload", _any)
-            metadata = _get(op, "metadata", _is_string_map, None)
+            payload = _emit_payload(op)
+            metadata = _get(op, "metadata", _any, None)  # the SDK checks it
             attempts = _get(op, "attempts", _is_int, None)
             return lambda: ctx.emit(step_id, event, payload, metadata, attempts)
         if name == "duration":
@@ -255,3 +251,17 @@ class Program:
         return lambda: self.ctx.step.run(
             step_id, callback, name=name, retry=retry, compensate=compensate
         )
+
+
+def _emit_payload(op: dict[str, Any]) -> Any:
+    """`payload` (a protocol value, passed as is) or `json` (JSON text the host parses into a
+    native document and passes as a JsonDocument), exactly one of them (§13.2)."""
+    if ("payload" in op) == ("json" in op):
+        raise BadProgram("emit takes exactly one of payload and json")
+    if "payload" in op:
+        return op["payload"]
+    text = _get(op, "json", _is_str)
+    try:
+        return JsonDocument(json.loads(text))
+    except ValueError as exc:
+        raise BadProgram(f"emit json is not JSON text: {exc}") from None

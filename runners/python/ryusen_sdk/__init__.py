@@ -17,6 +17,7 @@ from .errors import (
 from .invocation import InvokeRequest, execute
 from .json_convenience import from_bytes as json_from_bytes
 from .json_convenience import to_bytes as json_to_bytes
+from .payloads import JsonDocument
 from .registry import Manifest, Registry
 from .values import U64, BlobRef, Duration, Instant, from_tagged, to_tagged
 from .workflow import Retry, StepContext, Workflow
@@ -32,6 +33,7 @@ __all__ = [
     "InvalidRegistryError",
     "InvokeRequest",
     "JsonConvenienceError",
+    "JsonDocument",
     "Manifest",
     "ProtocolError",
     "Registry",

@@ -65,20 +65,27 @@ class RyusenError(Exception):
 def _check_record_fields(
     category: object, message: object, retryable: object, details: object, cause: object
 ) -> None:
-    """Refuse a record the wire cannot carry at construction, so it is never rewritten later."""
+    """Refuse a record the wire cannot carry at construction, so it is never rewritten later.
+
+    The refusal is itself a record, `sdk.conversion` (§5.1): raised in a callback it is that
+    callback's failure, raised in the function body an uncaught failure.
+    """
+    problem = None
     if not isinstance(category, str) or not CATEGORY_PATTERN.fullmatch(category):
-        raise ValueError(f"{category!r} is not a stable category ([a-z][a-z0-9_]*(.[a-z0-9_]+)*)")
-    if not isinstance(message, str):
-        raise TypeError("an error message is a string")
-    if not isinstance(retryable, bool):
-        raise TypeError("retryable is a bool")
-    if details is not None and (
+        problem = f"{category!r} is not a stable category ([a-z][a-z0-9_]*(.[a-z0-9_]+)*)"
+    elif not isinstance(message, str):
+        problem = "an error message is a string"
+    elif not isinstance(retryable, bool):
+        problem = "retryable is a bool"
+    elif details is not None and (
         not isinstance(details, Mapping)
         or not all(isinstance(k, str) and isinstance(v, str) for k, v in details.items())
     ):
-        raise TypeError("error details map strings to strings")
-    if cause is not None and not isinstance(cause, RyusenError):
-        raise TypeError("an error cause is a RyusenError")
+        problem = "error details map strings to strings"
+    elif cause is not None and not isinstance(cause, RyusenError):
+        problem = "an error cause is a RyusenError"
+    if problem is not None:
+        raise ConversionError(f"not an error record: {problem}")
 
 
 def _clean_text(text: str) -> str:

@@ -63,7 +63,12 @@ def _check_parsed(node: Any) -> None:
 
 def to_bytes(document: Any) -> bytes:
     """Serialize a JSON document (dict/list/str/int/float/bool/None) as RFC 8785 bytes."""
-    return rfc8785.dumps(_check_document(document, 0))
+    return rfc8785.dumps(checked_document(document))
+
+
+def checked_document(document: Any) -> Any:
+    """The document with integers beyond 2^53 as doubles; anything not JSON is `sdk.json`."""
+    return _check_document(document, 0)
 
 
 def _check_document(node: Any, depth: int) -> Any:

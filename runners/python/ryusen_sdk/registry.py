@@ -125,8 +125,6 @@ class Registry:
                 millis = to_wire_millis(f.timeout)
             except RyusenError as exc:
                 raise InvalidRegistryError("invalid_timeout", exc.message) from None
-            if millis < 1:
-                raise InvalidRegistryError("invalid_timeout", f"{f.id!r} timeout below 1 ms")
             timeouts[f.id] = millis
         if any(t.id == "" for t in triggers):
             raise InvalidRegistryError("empty_trigger_id", "a trigger ID is empty")

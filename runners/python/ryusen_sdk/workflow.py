@@ -23,6 +23,7 @@ from .errors import (
     RyusenError,
     error_from_exception,
 )
+from .payloads import JsonDocument, event_payload_bytes
 from .values import I64_MAX, I64_MIN, Instant, to_tagged
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -375,13 +376,14 @@ class Workflow:
         self,
         id: str,
         event: str,
-        payload: bytes,
+        payload: bytes | JsonDocument,
         metadata: Mapping[str, str] | None = None,
         retry: Retry | int | None = None,
     ) -> str:
-        """Emit an event durably with these exact payload bytes; return the receipt.
+        """Emit an event durably; return the receipt.
 
-        Use `json_convenience.to_bytes` for a JSON payload. More than one attempt is refused.
+        `payload` is bytes (sent unchanged) or a `JsonDocument` (serialized as given, §10.1);
+        anything else is refused. More than one attempt is refused.
         """
         self._pass.check_open()
         step_id = _check_step_id(id)
@@ -392,13 +394,12 @@ class Workflow:
             attempts = retry.max_attempts if isinstance(retry, Retry) else retry
             if isinstance(attempts, bool) or not isinstance(attempts, int) or attempts != 1:
                 raise InvalidDeclarationError("an emission is accepted once: one attempt only")
-        if type(payload) not in (bytes, bytearray):
-            raise InvalidDeclarationError("an emission payload must be bytes")
+        data = event_payload_bytes(payload)
         declaration = {
             "type": "emit",
             "step_id": step_id,
             "event": event,
-            "payload": to_tagged(bytes(payload)),
+            "payload": to_tagged(data),
             "metadata": _string_map(metadata, "emission metadata"),
         }
         return self._pass.decide(step_id, "emit", declaration)  # type: ignore[no-any-return]

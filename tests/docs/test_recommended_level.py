@@ -1,0 +1,42 @@
+"""A failing `recommended` case is visible in every report but does not fail the gate."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from fakepeer.cases import load_fixtures
+from tests.peer.helpers import TABLE_HOST, echo_scenario
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_recommended_failure_is_a_visible_warning_not_a_failed_gate(tmp_path: Path) -> None:
+    corpus = tmp_path / "fixtures"
+    echo_scenario("advice", level="recommended", expect_value="other").write(corpus)
+    report = tmp_path / "report.json"
+    run = subprocess.run(
+        [sys.executable, "-m", "fakepeer", "run", "--sdk", f"{sys.executable} {TABLE_HOST}",
+         "--no-default-fixtures", "--fixtures", str(corpus), "--timeout", "5",
+         "--report-json", str(report)],
+        capture_output=True, text=True, cwd=REPO, timeout=120,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "WARNING t.advice" in run.stdout and "recommended" in run.stdout
+    assert run.stdout.rstrip().splitlines()[-1] == "0 passed, 1 failed"
+    case = json.loads(report.read_text())["sdks"][0]["cases"][0]
+    assert (case["level"], case["outcome"], case["fails_run"]) == ("recommended", "fail", False)
+
+
+def test_fixtures_on_contested_decisions_are_recommended() -> None:
+    """Where docs/decisions.md says RFD 2 is silent or contradicts itself, the case is advisory."""
+    contested = {
+        "forward.target-with-completed-history-executed",
+        "forward.target-with-failed-history-executed",
+        "emission.json-document-as-given",
+        "manifest.timeout-negative-is-zero",
+    }
+    levels = {f.id: f.level for f in load_fixtures() if f.id in contested}
+    assert levels == dict.fromkeys(contested, "recommended")
