@@ -165,34 +165,31 @@ COMMON_DEFS: Final[dict[str, Any]] = {
             },
         ],
     },
+    # Tagged values carry no additionalProperties: false: unknown members inside a value are
+    # ignored like any unknown field (protocol §3.3, docs/decisions.md D-TAGGED-UNKNOWN-MEMBERS).
     "value_null": {
         "type": "object",
         "required": ["t"],
-        "additionalProperties": False,
         "properties": {"t": {"const": "null"}},
     },
     "value_bool": {
         "type": "object",
         "required": ["t", "v"],
-        "additionalProperties": False,
         "properties": {"t": {"const": "bool"}, "v": {"type": "boolean"}},
     },
     "value_i64": {
         "type": "object",
         "required": ["t", "v"],
-        "additionalProperties": False,
         "properties": {"t": {"const": "i64"}, "v": {"$ref": "#/$defs/i64_string"}},
     },
     "value_u64": {
         "type": "object",
         "required": ["t", "v"],
-        "additionalProperties": False,
         "properties": {"t": {"const": "u64"}, "v": {"$ref": "#/$defs/u64_string"}},
     },
     "value_f64": {
         "type": "object",
         "required": ["t", "v"],
-        "additionalProperties": False,
         "properties": {
             "t": {"const": "f64"},
             "v": {
@@ -204,13 +201,11 @@ COMMON_DEFS: Final[dict[str, Any]] = {
     "value_str": {
         "type": "object",
         "required": ["t", "v"],
-        "additionalProperties": False,
         "properties": {"t": {"const": "str"}, "v": {"type": "string"}},
     },
     "value_bytes": {
         "type": "object",
         "required": ["t", "v"],
-        "additionalProperties": False,
         "properties": {
             "t": {"const": "bytes"},
             "v": {
@@ -222,7 +217,6 @@ COMMON_DEFS: Final[dict[str, Any]] = {
     "value_array": {
         "type": "object",
         "required": ["t", "v"],
-        "additionalProperties": False,
         "properties": {
             "t": {"const": "array"},
             "v": {"type": "array", "items": {"$ref": "#/$defs/value"}},
@@ -231,7 +225,6 @@ COMMON_DEFS: Final[dict[str, Any]] = {
     "value_object": {
         "type": "object",
         "required": ["t", "v"],
-        "additionalProperties": False,
         "properties": {
             "t": {"const": "object"},
             "v": {"type": "object", "additionalProperties": {"$ref": "#/$defs/value"}},
@@ -240,25 +233,21 @@ COMMON_DEFS: Final[dict[str, Any]] = {
     "value_instant": {
         "type": "object",
         "required": ["t", "v"],
-        "additionalProperties": False,
         "properties": {"t": {"const": "instant"}, "v": {"$ref": "#/$defs/i64_string"}},
     },
     "value_duration": {
         "type": "object",
         "required": ["t", "v"],
-        "additionalProperties": False,
         "properties": {"t": {"const": "duration"}, "v": {"$ref": "#/$defs/i64_string"}},
     },
     "value_blob": {
         "type": "object",
         "required": ["t", "v"],
-        "additionalProperties": False,
         "properties": {
             "t": {"const": "blob"},
             "v": {
                 "type": "object",
                 "required": ["sha256", "size"],
-                "additionalProperties": False,
                 "properties": {
                     "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
                     "size": {"$ref": "#/$defs/u64_string"},

@@ -67,7 +67,7 @@ def test_coverage_json_and_text(runner, app, tmp_path) -> None:
     write_fixture(folder, fixture_document())
     result = runner.invoke(app, ["coverage", "--json", str(folder)])
     assert result.exit_code == 0, result.output
-    report = json.loads(result.output)
+    report = json.loads(result.output[result.output.index("{") :])  # after any `root:` line
     assert report["checked"] == 1
     total = report["checked"] + report["referenced"] + report["uncovered"]
     assert total == report["total"] == len(report["rules"])

@@ -167,8 +167,10 @@ def _break(node: dict, how: int) -> None:
         node["v"] = node["v"] + "="
     elif tag == "blob":
         node["v"]["size"] = "-1"
-    else:  # null, bool, str
-        node["v"] = 1.5 if tag != "null" else {}
+    elif tag == "null":  # a v on null is an unknown member, ignored: break the tag instead
+        node["t"] = "NULL"
+    else:  # bool, str
+        node["v"] = 1.5
 
 
 @SETTINGS
