@@ -246,6 +246,8 @@ class Program {
         const fail = member(op, 'fail', isObject, { optional: true });
         // Built inside the callback, so the SDK's refusal of a bad record is the callback's failure.
         const failure = fail === undefined ? undefined : () => errorFromValue(fail);
+        // `throw`: a plain Error, not an SDK record; the callback returns a rejected promise (§13.2).
+        const throwMessage = member(op, 'throw', isString, { optional: true });
         const echoIdentity = member(op, 'echo', isBool, { optional: true }) === true;
         const compensateSpec = member(op, 'compensate', (v) => typeof v === 'boolean' || isObject(v), { optional: true });
         let compensate;
@@ -258,6 +260,9 @@ class Program {
             attempt: new I64(s.attempt),
             forward_result: forward,
           }));
+        } else if (isObject(compensateSpec) && Object.hasOwn(compensateSpec, 'throw')) {
+          const compensationMessage = member(compensateSpec, 'throw', isString);
+          compensate = tracedCompensator(this.trace, () => Promise.reject(new Error(compensationMessage)));
         } else if (isObject(compensateSpec)) {
           const compensationFailure = member(compensateSpec, 'fail', isObject);
           compensate = tracedCompensator(this.trace, () => {
@@ -266,6 +271,7 @@ class Program {
         }
         const callback = tracedCallback(this.trace, (s) => {
           if (failure !== undefined) throw failure();
+          if (throwMessage !== undefined) return Promise.reject(new Error(throwMessage));
           if (echoIdentity) {
             return { phase: 'forward', run_id: s.runId, step_id: s.stepId, operation_id: s.operationId, attempt: new I64(s.attempt) };
           }
@@ -322,6 +328,13 @@ class Program {
       }
       case 'raise':
         throw errorFromValue(member(op, 'error', isObject));
+      case 'throw': {
+        // The language's own failure: the async op's promise rejects with a plain Error (§13.2).
+        const message = member(op, 'message', isString);
+        return this.guarded(op, async () => {
+          throw new Error(message);
+        });
+      }
       case 'return': {
         if (Object.hasOwn(op, 'value')) return { value: op.value };
         const name = member(op, 'var', isString);

@@ -2079,3 +2079,120 @@ def _target_history_replayed() -> None:
         return original(self, step_id, kind, declaration, callback, compensate)
 
     workflow.Pass.decide = decide
+
+
+# ------------------------------------------------------------- issue 15: protocol gaps
+
+
+@mutant(
+    "unhandled-not-retryable", "a plain language error maps to app.unhandled with retryable false"
+)
+def _unhandled_not_retryable() -> None:
+    errors = _m("ryusen_sdk.errors")
+    original = errors.error_from_exception
+
+    def error_from_exception(exc):
+        record = original(exc)
+        if not isinstance(exc, errors.RyusenError):
+            return errors.RyusenError(record.category, record.message, False, record.details)
+        return record
+
+    replace_everywhere(original, error_from_exception)
+
+
+@mutant("unhandled-message-lost", "a plain language error's message is replaced by its class name")
+def _unhandled_message_lost() -> None:
+    errors = _m("ryusen_sdk.errors")
+    original = errors.error_from_exception
+
+    def error_from_exception(exc):
+        if not isinstance(exc, errors.RyusenError):
+            return errors.RyusenError("app.unhandled", type(exc).__name__, True, {})
+        return original(exc)
+
+    replace_everywhere(original, error_from_exception)
+
+
+@mutant("program-input-as-empty", "a conform.program input that is not {ops: [...]} runs no ops")
+def _program_input_as_empty() -> None:
+    program = _m("conform_host.program")
+    original = program.Program.main
+
+    def main(self, program_input):
+        if not isinstance(program_input, dict) or not isinstance(program_input.get("ops"), list):
+            program_input = {"ops": []}
+        return original(self, program_input)
+
+    program.Program.main = main
+
+
+@mutant("control-bodies-coerced", "malformed conform.* bodies are coerced to defaults, not refused")
+def _control_bodies_coerced() -> None:
+    codec = _m("ryusen_sdk.codec")
+    errors = _m("ryusen_sdk.errors")
+    original = codec.decode_body
+    scope = {"workspace_id": "ws-conform", "application_id": "app-conform"}
+
+    def decode_body(envelope):
+        try:
+            return original(envelope)
+        except errors.ProtocolError:
+            body, kind = envelope.body, envelope.kind
+            if kind == "conform.set_admission":
+                return {"open": bool(body.get("open"))}
+            if kind == "conform.set_ambient":
+                return {"key": str(body.get("key", "")), "value": str(body.get("value", ""))}
+            if kind == "conform.register":
+                return {
+                    "scope": body.get("scope", scope),
+                    "release_id": body.get("release_id"),
+                    "instance_id": str(body.get("instance_id", "")),
+                }
+            if kind == "conform.publish":
+                return {"scope": body.get("scope", scope), "expected_parent": None}
+            raise
+
+    replace_everywhere(original, decode_body)
+
+
+def _patch_number_text(layout) -> None:
+    numbers = _m("ryusen_sdk.numbers")
+    original = numbers.number_text
+
+    def number_text(value):
+        if math.isfinite(value) and value > 0:
+            digits, n = numbers.shortest_digits(value)
+            text = layout(digits, n)
+            if text is not None:
+                return text
+        if math.isfinite(value) and value < 0:
+            return "-" + number_text(-value)
+        return original(value)
+
+    numbers.number_text = number_text
+
+
+@mutant("f64-plain-up-to-1e22", "f64 text stays plain up to 1e22 (1e21 printed in full)")
+def _f64_plain_up_to_1e22() -> None:
+    def layout(digits, n):
+        return digits + "0" * (n - len(digits)) if n == 22 and len(digits) <= n else None
+
+    _patch_number_text(layout)
+
+
+@mutant("f64-exponent-from-1e-6", "f64 text switches to exponent form at 1e-6, not 1e-7")
+def _f64_exponent_from_1e_6() -> None:
+    def layout(digits, n):
+        if n == -5:
+            head = digits if len(digits) == 1 else digits[0] + "." + digits[1:]
+            return f"{head}e-6"
+        return None
+
+    _patch_number_text(layout)
+
+
+@mutant("f64-exponent-sign-dropped", "f64 exponent text drops the + sign (1e21, not 1e+21)")
+def _f64_exponent_sign_dropped() -> None:
+    numbers = _m("ryusen_sdk.numbers")
+    original = numbers.number_text
+    numbers.number_text = lambda value: original(value).replace("e+", "e")

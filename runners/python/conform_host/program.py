@@ -30,6 +30,11 @@ from .trace import Trace
 _MISSING = object()
 
 
+class NativeFailure(RuntimeError):
+    """The `throw` op (§13.2): Python's own error, not an SDK record; the SDK maps it to
+    `app.unhandled` (§11.5)."""
+
+
 class BadProgram(RyusenError):
     """`conform.bad_program`: an op the host does not know, or a malformed op."""
 
@@ -208,6 +213,13 @@ class Program:
         if name == "json_bytes":
             text = _get(op, "text", _is_str)
             return lambda: json_to_bytes(json_from_bytes(text.encode("utf-8")))
+        if name == "throw":
+            message = _get(op, "message", _is_str)
+
+            def throw() -> Any:
+                raise NativeFailure(message)
+
+            return throw
         raise BadProgram(f"unknown op {name!r}")
 
     def _run(self, op: dict[str, Any]) -> Callable[[], Any]:
@@ -216,6 +228,7 @@ class Program:
         attempts = _get(op, "attempts", _is_int, None)
         result = _get(op, "result", _any, None)
         fail = parse_record(op["fail"]) if "fail" in op else None
+        throw = _get(op, "throw", _is_str, None)
         echo = _get(op, "echo", _is_bool, False)
         compensate_spec = _get(op, "compensate", _any, False)
         retry = Retry(max_attempts=attempts, backoff=1000) if attempts is not None else None
@@ -226,6 +239,8 @@ class Program:
             trace.started(step, "forward")
             if fail is not None:
                 raise RyusenError.from_record(fail)
+            if throw is not None:
+                raise NativeFailure(throw)
             if echo:
                 return {"phase": "forward"} | _echo(step)
             return result
@@ -244,10 +259,17 @@ class Program:
                 trace.started(step, "compensation")
                 raise RyusenError.from_record(compensate_fail)
 
+        elif isinstance(compensate_spec, dict) and "throw" in compensate_spec:
+            compensate_throw = _get(compensate_spec, "throw", _is_str)
+
+            def compensate(step: StepContext, forward: Any) -> Any:
+                trace.started(step, "compensation")
+                raise NativeFailure(compensate_throw)
+
         elif compensate_spec is False:
             compensate = None
         else:
-            raise BadProgram('compensate is true or {"fail": error}')
+            raise BadProgram('compensate is true, {"fail": error} or {"throw": message}')
         return lambda: self.ctx.step.run(
             step_id, callback, name=name, retry=retry, compensate=compensate
         )
