@@ -139,7 +139,13 @@ def record_command(
     sdk: Annotated[str, typer.Option("--sdk", help="The conformance host command line.")],
     source: Annotated[Path, typer.Option("--from", help="The draft fixture whose sends to play.")],
     out: Annotated[
-        Path | None, typer.Option("--out", help="Where to write (default: <id>.recorded.json).")
+        Path | None,
+        typer.Option(
+            "--out",
+            help="Where to write: a file name ending in .recorded.json (so a recording never "
+            "replaces an accepted fixture), outside any installed package. Default: "
+            "<id>.recorded.json beside the draft.",
+        ),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing recording.")] = False,
     wait: Annotated[

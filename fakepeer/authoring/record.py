@@ -138,6 +138,8 @@ def record(draft: Path, command: str, *, first_wait: float = 5.0, settle: float 
     result = copy.deepcopy(document)
     steps: list[dict] = []
     recording = Recording(result)
+    supplied = _strings(document)
+    templates = _draft_expects(document)
     try:
         session.ensure_started(time.monotonic() + max(first_wait, 10.0))
         session.reset(time.monotonic() + first_wait)
@@ -158,16 +160,26 @@ def record(draft: Path, command: str, *, first_wait: float = 5.0, settle: float 
                         f"step {index}: the SDK answered with id {envelope.get('id')!r}, the "
                         f"exchange id is {step.exchange_id!r}"
                     )
-                recorded: dict = {
-                    "expect": {"kind": envelope.get("kind"), "body": envelope.get("body")}
-                }
-                vary = suggested_vary(envelope)
+                template = templates.get(index, [])
+                shape = template.pop(0) if template else None
+                body = in_author_order(envelope.get("kind"), envelope.get("body"), shape)
+                recorded: dict = {"expect": {"kind": envelope.get("kind"), "body": body}}
+                vary = [
+                    pointer
+                    for pointer in suggested_vary(envelope)
+                    if not _supplied_by_fixture(envelope, pointer, supplied)
+                ]
                 if vary:
                     recorded["vary"] = vary
                 steps.append(recorded)
     except (SessionError, TransportError) as exc:
         reason = getattr(exc, "reason", str(exc))
-        recording.warnings.append(f"the session ended early: {reason}")
+        stderr = (getattr(exc, "stderr", "") or session.discard()).rstrip()
+        raise RecordError(
+            f"the session with {command!r} ended early after {recording.frames} recorded "
+            f"frame(s): {reason}; nothing was written"
+            + (f"\nthe host's stderr (last lines):\n{stderr}" if stderr else "")
+        ) from None
     finally:
         session.shutdown()
     result["steps"] = steps
@@ -178,6 +190,83 @@ def record(draft: Path, command: str, *, first_wait: float = 5.0, settle: float 
         " Original notes: " + document["notes"] if document.get("notes") else ""
     )
     return recording
+
+
+def _strings(node: object) -> set[str]:
+    """Every string the draft itself contains (values the fixture supplies to the SDK)."""
+    found: set[str] = set()
+    if isinstance(node, str):
+        found.add(node)
+    elif isinstance(node, dict):
+        for value in node.values():
+            found |= _strings(value)
+    elif isinstance(node, list):
+        for value in node:
+            found |= _strings(value)
+    return found
+
+
+def _supplied_by_fixture(envelope: dict, pointer: str, supplied: set[str]) -> bool:
+    """A suggested `vary` is not needed when the fixture itself supplied that exact text
+    (an error message a program step raises is the fixture's, not the SDK's choice)."""
+    from fakepeer.cases.pointer import resolve
+
+    try:
+        value = resolve(envelope, pointer)
+    except (KeyError, IndexError, ValueError, TypeError):
+        return False
+    return isinstance(value, str) and value in supplied
+
+
+def _draft_expects(document: dict) -> dict[int, list[object]]:
+    """The author's own expect bodies in the draft, by the index of the send they follow."""
+    templates: dict[int, list[object]] = {}
+    current: int | None = None
+    for index, step in enumerate(document.get("steps", [])):
+        if not isinstance(step, dict):
+            continue
+        if "expect" in step and current is not None:
+            expect = step["expect"]
+            templates[current].append(expect.get("body") if isinstance(expect, dict) else None)
+        elif "expect" not in step:
+            current = index
+            templates[current] = []
+    return templates
+
+
+def in_author_order(kind: object, body: object, template: object = None) -> object:
+    """The recorded body with its keys in the author's order (their draft expect, if any),
+    else in the order docs/protocol.md §14 lists the kind's members; the rest as recorded."""
+    from fakepeer.protocol.messages import KINDS
+
+    order: list[str] = []
+    if isinstance(template, dict):
+        order = list(template)
+    elif isinstance(kind, str) and kind in KINDS:
+        order = list(KINDS[kind].members)
+    return _reorder(body, order, template)
+
+
+def _reorder(node: object, order: list[str], template: object) -> object:
+    if isinstance(node, list):
+        items = template if isinstance(template, list) else []
+        return [
+            _reorder(
+                item,
+                _keys(items[i] if i < len(items) else None),
+                items[i] if i < len(items) else None,
+            )
+            for i, item in enumerate(node)
+        ]
+    if not isinstance(node, dict):
+        return node
+    keys = [key for key in order if key in node] + [key for key in node if key not in order]
+    shape = template if isinstance(template, dict) else {}
+    return {key: _reorder(node[key], _keys(shape.get(key)), shape.get(key)) for key in keys}
+
+
+def _keys(template: object) -> list[str]:
+    return list(template) if isinstance(template, dict) else []
 
 
 def write_recording(recording: Recording, path: Path, force: bool) -> None:
