@@ -95,7 +95,7 @@ def semantic_problems(
             problem(
                 "/rule/quote",
                 "expected an exact quote of docs/rfd-2-execution-protocol.txt "
-                "(whitespace-insensitive); this text does not occur in it",
+                "(whitespace-insensitive); this text does not occur in it" + quote_hint(quote, rfd),
             )
         elif isinstance(quote, str) and not rfd.is_full_clause(quote):
             problem(
@@ -141,6 +141,50 @@ def semantic_problems(
             if isinstance(step, dict):
                 problems.extend(_step_problems(step, f"/steps/{index}", file))
     return problems
+
+
+#: Characters typed in place of RFD 2's typography, and what RFD 2 uses.
+_TYPOGRAPHY = {"'": "’‘", '"': "“”", "-": "–—", "...": "…"}
+
+
+def _plain(text: str) -> str:
+    for plain, fancy in _TYPOGRAPHY.items():
+        for char in fancy:
+            text = text.replace(char, plain)
+    return text
+
+
+def quote_hint(quote: str, rfd: Rfd) -> str:
+    """Why a quote was not found: typographic quotes or dashes, else the closest RFD 2 text."""
+    import difflib
+
+    from fakepeer.authoring.docs import normalise
+
+    needle = normalise(quote)
+    plain_text = _plain(rfd.text)
+    at = plain_text.find(_plain(needle))
+    if at != -1 and len(plain_text) == len(rfd.text):
+        original = rfd.text[at : at + len(needle)]
+        swaps = sorted(
+            {
+                f"{b!r} where the quote has {a!r}"
+                for a, b in zip(needle, original, strict=True)
+                if a != b
+            }
+        )
+        return (
+            "; RFD 2 uses typographic characters here: "
+            + ", ".join(swaps)
+            + f"; copy it exactly: {original!r}"
+        )
+    score, closest = 0.0, ""
+    for sentence in rfd.sentences:  # how much of the quote each sentence contains, in order
+        matcher = difflib.SequenceMatcher(None, sentence.text, needle, autojunk=False)
+        blocks = matcher.get_matching_blocks()
+        found = sum(block.size for block in blocks if block.size >= 4) / len(needle)
+        if found > score:
+            score, closest = found, sentence.text
+    return f"; the closest RFD 2 sentence is: {closest!r}" if score >= 0.8 else ""
 
 
 def _version_problem(version: str) -> str | None:

@@ -115,3 +115,18 @@ def test_run_applies_the_check_to_fixtures_files(tmp_path: Path) -> None:
     assert result.returncode == 2, result.stdout
     assert f"{path}: /steps/1/expect/body/value: protocol.invalid_value" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_quote_with_straight_apostrophes_gets_a_typography_hint(tmp_path: Path) -> None:
+    quote = "without making Rust types or one language's runtime behavior part"
+    document = fixture_document(rule={"section": "Goals", "quote": quote, "protocol": "§2"})
+    found = _problems(tmp_path, document)
+    assert len(found) == 1 and found[0].startswith("/rule/quote: "), found
+    assert "RFD 2 uses typographic characters here: '’' where the quote has \"'\"" in found[0]
+    assert "one language’s runtime" in found[0]
+
+
+def test_a_misspelt_quote_gets_the_closest_sentence(tmp_path: Path) -> None:
+    document = fixture_document(rule={"section": "x", "quote": "Unknown fields are ignord"})
+    found = _problems(tmp_path, document)
+    assert "the closest RFD 2 sentence is: 'Unknown fields are ignored;" in found[0], found
