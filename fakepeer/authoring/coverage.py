@@ -184,12 +184,12 @@ def render_text(report: dict, width: int = 100, uncovered_only: bool = False) ->
         lines.append("RFD 2 sentences only referenced (by a decision, protocol.md, or a fixture")
         lines.append("whose expectation rests on a decision):")
         for rule in (r for r in rules if r["status"] == "referenced"):
-            lines.append(f"  R{rule['number']:03d} {_cut(rule['text'], width - 8)}")
+            lines.append(f"  R{rule['number']:03d} {rule['text']}")  # whole: to copy a quote
             lines.append(f"        by {_cut(', '.join(rule['references']), width - 11)}")
         lines.append("")
     lines.append("Uncovered RFD 2 sentences:")
     for rule in (r for r in rules if r["status"] == "uncovered"):
-        lines.append(f"  R{rule['number']:03d} {_cut(rule['text'], width - 8)}")
+        lines.append(f"  R{rule['number']:03d} {rule['text']}")  # whole: to copy a quote
     lines.append("")
     if not uncovered_only:
         lines.append("Decisions (docs/decisions.md) and the fixtures that check them:")

@@ -107,3 +107,17 @@ def test_coverage_splits_checked_referenced_and_decisions(tmp_path) -> None:
 def load_fixtures_from(folder, document):
     write_fixture(folder, document)
     return load_fixtures([folder])
+
+
+def test_uncovered_lists_whole_sentences_to_copy(runner, app) -> None:
+    """Issue 14.6: `coverage --uncovered` never cuts a sentence, so a quote can be copied."""
+    as_json = runner.invoke(app, ["coverage", "--json"])
+    assert as_json.exit_code == 0, as_json.output
+    report = json.loads(as_json.stdout)
+    result = runner.invoke(app, ["coverage", "--uncovered"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    uncovered = [rule for rule in report["rules"] if rule["status"] == "uncovered"]
+    assert uncovered
+    for rule in uncovered:
+        assert f"  R{rule['number']:03d} {rule['text']}" in lines
