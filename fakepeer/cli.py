@@ -1,14 +1,15 @@
 """The `ryusen-conform` command line: run, schema, merge, and the fixtures sub-app.
 
 Exit status: 0 when every required case passes or is a known failure, 1 on failures, 2 on usage
-or fixture errors. After a run, the last line printed is exactly `N passed, N failed` (with
-`, N skipped` when any were skipped), for CI systems to read.
+or fixture errors, 3 when the bench itself failed on a case (an internal error: no verdict), 130
+when a signal (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT) interrupted the run. After a run, the last line
+printed is exactly `N passed, N failed` (with `, N skipped` when any were skipped), for CI
+systems to read.
 """
 
 from __future__ import annotations
 
-import shutil
-import signal
+import math
 import sys
 import time
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from typing import Annotated
 
 import typer
 
+from fakepeer import atomic, interrupts
 from fakepeer.cases import FixtureError, Shard, default_fixture_dir, load_fixtures, select
 from fakepeer.cases.root import RootError, configure
 from fakepeer.cases.variants import VARIANTS, parse_variants, with_variants
@@ -37,6 +39,7 @@ from fakepeer.report import (
 )
 from fakepeer.session import (
     DEFAULT_CASE_TIMEOUT,
+    EXIT_INTERRUPTED,
     EXIT_USAGE,
     RunOptions,
     RunResult,
@@ -46,7 +49,13 @@ from fakepeer.session import (
     summary_line,
     targets_from_options,
 )
+from fakepeer.streams import PipeSafeStream
 from fakepeer.transport import CommandError, close_all
+
+#: Longest --timeout / --max-time accepted (a day): beyond it a deadline is no deadline.
+MAX_SECONDS = 86_400.0
+#: Most SDK sessions in parallel (each one is a process; the machine has only so many cores).
+MAX_JOBS = 64
 
 app = typer.Typer(
     name="ryusen-conform",
@@ -133,13 +142,29 @@ def run(
         ),
     ] = "none",
     timeout: Annotated[
-        float, typer.Option("--timeout", help="Seconds allowed per case.", min=0.001)
+        float,
+        typer.Option("--timeout", help="Seconds allowed per case.", min=0.001, max=MAX_SECONDS),
     ] = DEFAULT_CASE_TIMEOUT,
     max_time: Annotated[
         float | None,
-        typer.Option("--max-time", help="Seconds allowed for the whole run.", min=0.001),
+        typer.Option(
+            "--max-time",
+            help="Seconds allowed for the whole run, cleanup included.",
+            min=0.001,
+            max=MAX_SECONDS,
+        ),
     ] = None,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", help="SDK sessions in parallel.", min=1)] = 1,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs",
+            "-j",
+            help=f"SDK sessions in parallel (at most {MAX_JOBS}, and never more than the "
+            "selected fixtures).",
+            min=1,
+            max=MAX_JOBS,
+        ),
+    ] = 1,
     known_failures: Annotated[
         Path | None, typer.Option("--known-failures", help="File of fixture ids expected to fail.")
     ] = None,
@@ -166,6 +191,9 @@ def run(
 ) -> None:
     """Run the conformance fixtures against one or more SDKs."""
     console = make_console()
+    _check_seconds(timeout=timeout, max_time=max_time)
+    paths = ReportPaths(report_json, junit, markdown, html)
+    _check_outputs(paths, write_failures)
     parsed_shard = _parse_shard(shard)
     corpus = _load(fixtures or [], not no_default_fixtures)
     selected = select(corpus, keyword=keyword, categories=category or (), shard=parsed_shard)
@@ -196,10 +224,28 @@ def run(
         fixtures=len(selected),
         catalog=catalog_from_fixtures(selected),
     )
-    _write_outputs(result, info, ReportPaths(report_json, junit, markdown, html), console)
-    if write_failures is not None:
+    _write_outputs(result, info, paths, console)
+    if write_failures is not None and not result.interrupted:
         _write_failures(result, write_failures, console)
     _finish(result)
+
+
+def _check_seconds(**values: float | None) -> None:
+    for name, value in values.items():
+        if value is not None and not math.isfinite(value):
+            option = "--" + name.replace("_", "-")
+            raise UsageProblem(f"{option} must be a number of seconds, not {value}")
+
+
+def _check_outputs(paths: ReportPaths, *more: Path | None) -> None:
+    """Refuse unwritable report paths before the run starts, so no result is lost to them."""
+    for path in (paths.json, paths.junit, paths.markdown, paths.html, *more):
+        if path is None:
+            continue
+        try:
+            atomic.check_writable(path)
+        except OSError as exc:
+            raise UsageProblem(f"cannot write {path}: {exc}") from None
 
 
 def _parse_shard(text: str | None) -> Shard | None:
@@ -267,8 +313,7 @@ def _write_failures(result: RunResult, path: Path, console) -> None:
         f"SDK: {', '.join(sdk.label for sdk in result.sdks)}"
     )
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(format_known_failures(ids, header), encoding="utf-8")
+        atomic.write_text(path, format_known_failures(ids, header))
     except OSError as exc:
         raise UsageProblem(f"cannot write --write-failures {path}: {exc}") from None
     console.print(f"wrote {len(ids)} failure(s) to {path}", markup=False)
@@ -277,6 +322,18 @@ def _write_failures(result: RunResult, path: Path, console) -> None:
 def _finish(result: RunResult) -> None:
     sys.stderr.flush()
     sys.stdout.flush()
+    if result.interrupted:
+        not_run = sum(case.not_run for sdk in result.sdks for case in sdk.results)
+        _say(
+            f"interrupted by {interrupts.first_signal()}: {not_run} case(s) not run (errors "
+            "marked not_run in the reports); every SDK process was stopped"
+        )
+    internal = sum(case.internal for sdk in result.sdks for case in sdk.results)
+    if internal:
+        _say(
+            f"the bench itself failed on {internal} case(s) (see `internal error` in "
+            "their reasons); this run is no verdict: please report it"
+        )
     print(summary_line(result.counts()), flush=True)
     raise typer.Exit(result.exit_status())
 
@@ -299,7 +356,7 @@ def schema(
             here / "report" / "report.schema.json",
         ):
             target = out / source.name
-            shutil.copyfile(source, target)
+            atomic.write_bytes(target, source.read_bytes())
             written.append(target)
     except OSError as exc:
         raise UsageProblem(f"cannot write schemas to {out}: {exc}") from None
@@ -327,6 +384,7 @@ def merge(
 ) -> None:
     """Combine shard JSON reports into one, print it, and exit as the whole run would."""
     console = make_console()
+    _check_outputs(ReportPaths(report_json, junit, markdown, html))
     try:
         merged = merge_documents(reports)
     except ReportError as exc:
@@ -355,7 +413,8 @@ register_fuzz_commands(app)
 
 def main(argv: list[str] | None = None) -> int:
     """Console-script entry: usage, fixture and report errors are one paragraph, exit status 2."""
-    signal.signal(signal.SIGTERM, _terminate)
+    interrupts.install()
+    sys.stdout = PipeSafeStream(sys.stdout)  # `run | head -1` must not cost the reports
     command = typer.main.get_command(app)
     try:
         command.main(args=argv, prog_name="ryusen-conform", standalone_mode=True)
@@ -371,8 +430,8 @@ def main(argv: list[str] | None = None) -> int:
         status = EXIT_USAGE
     except KeyboardInterrupt:
         close_all()
-        _say("interrupted; every SDK process was stopped")
-        status = 130
+        _say(f"interrupted by {interrupts.first_signal()}; every SDK process was stopped")
+        status = EXIT_INTERRUPTED
     finally:
         close_all()
     return int(status)
@@ -385,10 +444,6 @@ def _say(message: str) -> None:
         else f"ryusen-conform: {message}",
         file=sys.stderr,
     )
-
-
-def _terminate(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
 
 
 def entry() -> None:

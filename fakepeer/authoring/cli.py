@@ -12,6 +12,7 @@ from typing import Annotated
 
 import typer
 
+from fakepeer import atomic
 from fakepeer.cases import FixtureError, fixture_files, repository_root
 from fakepeer.cases.root import RootError, active_root, refuse_installed, writable_default
 
@@ -88,7 +89,7 @@ def fmt_command(
                     refuse_installed(file, "the formatted fixture")
                 except RootError as exc:
                     raise _fail(str(exc)) from None
-                file.write_text(formatted, encoding="utf-8")
+                atomic.write_text(file, formatted)
     if broken:
         raise _fail(broken)
     for file in changed:
@@ -223,7 +224,7 @@ def matrix_command(
             raise _fail(f"{reason}; run `ryusen-conform matrix`", 1)
         typer.echo(f"{path} is up to date")
         return
-    path.write_text(text, encoding="utf-8")
+    atomic.write_text(path, text)
     typer.echo(f"wrote {path} ({json.loads(text)['count']} fixtures)")
 
 

@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fakepeer import atomic
 from fakepeer.authoring.formatting import format_document
 from fakepeer.authoring.validate import RECORDED_SUFFIX
 from fakepeer.cases import FixtureError, fixture_from_document
@@ -273,4 +274,4 @@ def write_recording(recording: Recording, path: Path, force: bool) -> None:
     """Write the draft; an existing file is replaced only with `force`."""
     if path.exists() and not force:
         raise RecordError(f"{path} exists; pass --force to replace this draft")
-    path.write_text(format_document(recording.document), encoding="utf-8")
+    atomic.write_text(path, format_document(recording.document))

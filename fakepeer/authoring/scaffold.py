@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from fakepeer import atomic
 from fakepeer.authoring.formatting import format_document
 from fakepeer.cases import fixture_schema
 
@@ -116,6 +117,5 @@ def write_scaffold(fixture_id: str, category: str, root: Path, force: bool = Fal
     path = root / category / f"{fixture_id}.json"
     if path.exists() and not force:
         raise ScaffoldError(f"{path} exists; pass --force to replace it")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(format_document(document), encoding="utf-8")
+    atomic.write_text(path, format_document(document))
     return path

@@ -14,6 +14,7 @@ import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from fakepeer import atomic
 from fakepeer.cases.loader import fixture_from_document
 from fakepeer.cases.model import Fixture
 
@@ -143,8 +144,7 @@ class Scenario:
         """Check the fixture, then write `<fixtures_root>/<category>/<id>.json`; return its path."""
         self.build()
         path = Path(fixtures_root) / self.document["category"] / f"{self.id}.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(self.to_json(), encoding="utf-8")
+        atomic.write_text(path, self.to_json())
         return path
 
     def _step(self, step: dict) -> Scenario:

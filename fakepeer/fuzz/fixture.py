@@ -11,6 +11,7 @@ import hashlib
 import json
 from pathlib import Path
 
+from fakepeer import atomic
 from fakepeer.cases import fixture_from_document
 from fakepeer.fuzz.checks import expected_error
 from fakepeer.fuzz.echo import ECHO_FUNCTION, invoke_payload
@@ -82,6 +83,5 @@ def fixture_text(document: dict) -> str:
 def write_fixture(document: dict, out: Path) -> Path:
     """Write `<out>/values/<id>.json` (the corpus layout) and return the path."""
     path = out / document["category"] / f"{document['id']}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(fixture_text(document), encoding="utf-8")
+    atomic.write_text(path, fixture_text(document))
     return path

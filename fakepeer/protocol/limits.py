@@ -22,3 +22,9 @@ U64_MAX = 2**64 - 1
 SMALL_COUNT_MAX = 2**31 - 1
 #: Longest envelope `id` (§2), in characters.
 MAX_ID_CHARS = 256
+
+#: Deepest JSON nesting (objects and arrays) the bench decodes in a frame or a fixture file.
+#: The deepest legal message holds a value of depth 64, two JSON levels per value level, inside
+#: a handful of message levels (about 135 in all); error cause chains are the only other deep
+#: structure. Anything deeper is refused before a parser or any recursive walk sees it.
+MAX_JSON_NESTING = 256

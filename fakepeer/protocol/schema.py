@@ -20,6 +20,7 @@ from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from fakepeer import atomic
 from fakepeer.protocol._fastschema import Check, Compiler, strict_regex
 from fakepeer.protocol.limits import I64_MAX, I64_MIN, MAX_DEPTH, MAX_VALUE_BYTES, U64_MAX
 from fakepeer.protocol.messages import KINDS, value_positions
@@ -264,6 +265,6 @@ def export_schemas(out_dir: Path) -> list[Path]:
     written = []
     for name in (COMMON, *KINDS):
         path = out_dir / f"{name}.schema.json"
-        path.write_text(_schema_text(name), encoding="utf-8")
+        atomic.write_text(path, _schema_text(name))
         written.append(path)
     return written

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fakepeer import __version__
+from fakepeer import __version__, atomic
 from fakepeer.compare import MISSING, Finding
 from fakepeer.protocol.version import PROTOCOL_VERSION
 from fakepeer.report.catalog import CaseInfo, Catalog
@@ -49,6 +50,7 @@ def to_document(run: RunResult, info: RunInfo = RunInfo()) -> dict:
         "shard": info.shard,
         "case_timeout": info.timeout,
         "exit_status": run.exit_status(),
+        "interrupted": run.interrupted,
         "summary": {**tally, "total": sum(tally.values())},
         "matrix": build_matrix(run).to_json(),
         "sdks": [_sdk_document(sdk, run.strict, info.catalog) for sdk in run.sdks],
@@ -85,17 +87,32 @@ def _case_document(case: CaseResult, strict: bool, info: CaseInfo | None) -> dic
         "diff_text": case.diff,
         "stderr_tail": case.stderr_tail,
         "wire": [record.to_json() for record in case.wire],
+        **({"internal": True} if case.internal else {}),
+        **({"not_run": True} if case.not_run else {}),
     }
 
 
 def write_document(document: dict, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:  # readable UTF-8, unless a frame held a lone surrogate: then \\u escapes throughout
-        text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-        data = text.encode("utf-8")
-    except UnicodeEncodeError:
-        data = (json.dumps(document, indent=2) + "\n").encode("ascii")
-    path.write_bytes(data)
+    """Write the report atomically, streamed, as strict JSON (no NaN) in UTF-8.
+
+    A lone surrogate (a frame may hold one, e.g. `values.str-lone-surrogate-refused`) has no
+    UTF-8: it is written as its `\\uXXXX` escape, which every JSON reader reads back.
+    """
+    encoder = json.JSONEncoder(indent=2, ensure_ascii=False, allow_nan=False)
+    with atomic.replacing(path) as stream:
+        for chunk in encoder.iterencode(document):
+            try:
+                stream.write(chunk.encode("utf-8"))
+            except UnicodeEncodeError:  # only string literals can hold a surrogate
+                stream.write(_SURROGATE.sub(_escape_surrogate, chunk).encode("utf-8"))
+        stream.write(b"\n")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escape_surrogate(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
 
 
 def read_document(path: Path) -> dict:
@@ -123,7 +140,8 @@ def run_from_document(document: dict) -> RunResult:
             results=[_case_from_document(case) for case in sdk["cases"]],
         )
         sdks.append(run)
-    return RunResult(sdks=sdks, strict=bool(document.get("strict", False)))
+    strict, interrupted = bool(document.get("strict")), bool(document.get("interrupted"))
+    return RunResult(sdks=sdks, strict=strict, interrupted=interrupted)
 
 
 def _case_from_document(case: dict) -> CaseResult:
@@ -147,14 +165,18 @@ def _case_from_document(case: dict) -> CaseResult:
         ],
         stderr_tail=case.get("stderr_tail", ""),
         wire=[_wire_from_document(record) for record in case.get("wire", [])],
+        internal=bool(case.get("internal")),
+        not_run=bool(case.get("not_run")),
     )
 
 
 def _wire_from_document(record: dict) -> WireRecord:
     if record.get("truncated"):  # only the head was kept; the rebuilt record stays truncated
-        payload = record.get("text", "").encode("utf-8", "surrogatepass")
-    elif "json" in record:
-        payload = json.dumps(record["json"], ensure_ascii=False, separators=(",", ":")).encode()
+        head = record.get("text", "").encode("utf-8", "replace")
+        size, digest = record.get("size", len(head)), record.get("sha256", "0" * 64)
+        return WireRecord(record["direction"], record.get("at", 0.0), head, size, digest)
+    if "json" in record:
+        payload = json.dumps(record["json"], separators=(",", ":")).encode("ascii")
     elif "text" in record:
         payload = record["text"].encode("utf-8", "surrogatepass")
     else:

@@ -13,7 +13,7 @@ import time
 from importlib import resources
 from pathlib import Path
 
-from fakepeer import __version__
+from fakepeer import __version__, atomic
 from fakepeer.protocol.version import PROTOCOL_VERSION
 from fakepeer.report.catalog import Catalog
 from fakepeer.report.document import RunInfo
@@ -45,9 +45,8 @@ def to_html(run: RunResult, info: RunInfo | None = None) -> str:
 
 
 def write_html(run: RunResult, path: Path, info: RunInfo | None = None) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
     # text() already shows lone surrogates as escapes; "replace" only guards against a slip.
-    path.write_text(to_html(run, info), encoding="utf-8", errors="replace")
+    atomic.write_text(path, to_html(run, info), errors="replace")
 
 
 def _template() -> str:

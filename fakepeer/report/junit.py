@@ -10,6 +10,7 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from fakepeer import atomic
 from fakepeer.report.matrix import Matrix, build_matrix
 from fakepeer.session.outcomes import Outcome
 from fakepeer.session.results import CaseResult, RunResult, SdkRun
@@ -98,5 +99,5 @@ def _clip(text: str) -> str:
 
 
 def write_junit(run: RunResult, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    to_junit(run).write(path, encoding="utf-8", xml_declaration=True)
+    with atomic.replacing(path) as stream:
+        to_junit(run).write(stream, encoding="utf-8", xml_declaration=True)

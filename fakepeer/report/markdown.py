@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fakepeer import atomic
 from fakepeer.report.matrix import Cell, Status, build_matrix
 from fakepeer.session.outcomes import OUTCOME_ORDER, summary_line
 from fakepeer.session.results import RunResult, SdkRun
@@ -94,5 +95,4 @@ def _escape(text: str) -> str:
 
 
 def write_markdown(run: RunResult, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(to_markdown(run), encoding="utf-8")
+    atomic.write_text(path, to_markdown(run))

@@ -3,6 +3,8 @@
 from fakepeer.session.case import run_case
 from fakepeer.session.outcomes import (
     EXIT_FAILURES,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
     Outcome,
@@ -21,6 +23,8 @@ from fakepeer.session.wire import WireLog, WireRecord
 __all__ = [
     "DEFAULT_CASE_TIMEOUT",
     "EXIT_FAILURES",
+    "EXIT_INTERNAL",
+    "EXIT_INTERRUPTED",
     "EXIT_OK",
     "EXIT_USAGE",
     "CaseResult",

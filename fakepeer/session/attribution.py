@@ -52,13 +52,16 @@ def sent_ids(records: Iterable[WireRecord]) -> set[str]:
 def blame(result: CaseResult, stray: StrayAnswer, during: str, stderr: str) -> None:
     """Turn an earlier case's record into an `error` for the stray copy of its answer.
 
+    `during` says when it came: `during case 'x.y'`, or `after the session's last case`.
+
     The copy joins its wire log; an earlier failure's reason and diff are kept after the new one.
     A known failure stays one (its outcome differs from its raw outcome: xpass or xfail).
     """
-    result.wire.append(WireRecord("received", time.monotonic() - result.started, stray.payload))
+    at = time.monotonic() - result.started
+    result.wire.append(WireRecord.capture("received", at, stray.payload))
     reason = (
         f"answered twice: a second answer with id {stray.ident!r} (kind {stray.kind!r}) "
-        f"arrived during case {during!r}"
+        f"arrived {during}"
     )
     result.reason = f"{reason}; before that: {result.reason}" if result.reason else reason
     known_failure = result.outcome is not result.raw_outcome

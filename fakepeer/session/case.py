@@ -148,7 +148,7 @@ def _blamed_earlier(
     earlier = owner(session.served, exc.ident, wire.records)
     if earlier is None:
         return False
-    blame(earlier, exc, fixture.id, stderr)
+    blame(earlier, exc, f"during case {fixture.id!r}", stderr)
     return True
 
 

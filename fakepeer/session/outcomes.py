@@ -27,6 +27,11 @@ FAILING = frozenset({Outcome.FAIL, Outcome.ERROR})
 EXIT_OK = 0
 EXIT_FAILURES = 1
 EXIT_USAGE = 2
+#: The bench itself failed on some case (a bug in the bench, never the SDK's fault): the run is
+#: not a verdict, so it is neither green nor an ordinary failure.
+EXIT_INTERNAL = 3
+#: Ctrl-C, SIGTERM, SIGHUP or SIGQUIT ended the run early (128 + SIGINT, as shells report it).
+EXIT_INTERRUPTED = 130
 
 
 def apply_known_failure(raw: Outcome, known: bool) -> Outcome:

@@ -2,11 +2,30 @@
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 from dataclasses import dataclass, field
 
-from fakepeer.compare import Finding, diff_text
-from fakepeer.session.outcomes import Outcome, counts, fails_run, is_warning
+from fakepeer.compare import MISSING, Finding, diff_text
+from fakepeer.session.outcomes import (
+    EXIT_FAILURES,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    Outcome,
+    counts,
+    fails_run,
+    is_warning,
+)
 from fakepeer.session.wire import WireRecord
+
+#: A diff value whose JSON text is longer is kept as a one-line summary (as wire logs keep only
+#: the head of a large payload): a host answering 16 MiB frames must not cost 16 MiB per case.
+REPORTED_VALUE_CHARS = 64 * 1024
+REPORTED_HEAD_CHARS = 1024
+#: Longest reason or finding message kept.
+REPORTED_MESSAGE_CHARS = 4096
 
 
 @dataclass
@@ -26,6 +45,10 @@ class CaseResult:
     #: `time.monotonic()` when the case began (not reported): a frame that arrives later still
     #: joins its wire log with the right time, e.g. the late copy of an answer (`attribution`).
     started: float = 0.0
+    #: The bench itself failed on this case (an `error` that is no verdict on the SDK).
+    internal: bool = False
+    #: The run was interrupted before this case could run (an `error`, never a pass).
+    not_run: bool = False
 
     @property
     def diff(self) -> str:
@@ -70,8 +93,52 @@ class RunResult:
         return counts(result.outcome for sdk in self.sdks for result in sdk.results)
 
     def exit_status(self) -> int:
-        """0 only when every required case passes or is a known failure (and no xpass if strict)."""
+        """0 only when every required case passes or is a known failure (and no xpass if strict).
+
+        An interrupted run is 130 and a run where the bench failed internally 3, whatever the
+        cases say: neither is a verdict.
+        """
         if self.interrupted:
-            return 1
+            return EXIT_INTERRUPTED
+        if any(r.internal for sdk in self.sdks for r in sdk.results):
+            return EXIT_INTERNAL
         failing = any(r.fails_run(self.strict) for sdk in self.sdks for r in sdk.results)
-        return 1 if failing else 0
+        return EXIT_FAILURES if failing else EXIT_OK
+
+
+def trim_result(result: CaseResult) -> None:
+    """Bound what one result holds: long reasons and messages clipped, big diff values summed up."""
+    result.reason = _clip(result.reason)
+    result.findings = [_trim_finding(finding) for finding in result.findings]
+
+
+def _trim_finding(finding: Finding) -> Finding:
+    expected, actual = _summary(finding.expected), _summary(finding.actual)
+    message = _clip(finding.message)
+    if expected is finding.expected and actual is finding.actual and message is finding.message:
+        return finding
+    return dataclasses.replace(finding, message=message, expected=expected, actual=actual)
+
+
+def _summary(value: object) -> object:
+    if value is MISSING or value is None or isinstance(value, bool | int | float):
+        return value
+    if isinstance(value, str) and len(value) <= REPORTED_VALUE_CHARS:
+        return value
+    text = json.dumps(value, ensure_ascii=False)
+    if len(text) <= REPORTED_VALUE_CHARS:
+        return value
+    data = text.encode("utf-8", "surrogatepass")
+    head = text[:REPORTED_HEAD_CHARS]
+    return (
+        f"[truncated: {len(data)} bytes of JSON text, sha256 "
+        f"{hashlib.sha256(data).hexdigest()}; it begins {head}]"
+    )
+
+
+def _clip(text: str) -> str:
+    if len(text) <= REPORTED_MESSAGE_CHARS:
+        return text
+    return (
+        f"{text[:REPORTED_MESSAGE_CHARS]}... [{len(text) - REPORTED_MESSAGE_CHARS} more characters]"
+    )

@@ -10,20 +10,28 @@ from __future__ import annotations
 import gc
 import threading
 import time
+import traceback
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from fakepeer.cases.model import Fixture
 from fakepeer.compare import Comparer
+from fakepeer.session.attribution import blame, owner
 from fakepeer.session.case import run_case
 from fakepeer.session.outcomes import Outcome, apply_known_failure
-from fakepeer.session.results import CaseResult, RunResult, SdkRun
+from fakepeer.session.results import CaseResult, RunResult, SdkRun, trim_result
 from fakepeer.session.sdk import SdkSession
 from fakepeer.session.targets import SdkTarget
 
 DEFAULT_CASE_TIMEOUT = 5.0
+#: Cases per process whose wire logs stay in memory for matching a late copy of an answer.
+RECENT_CASES = 32
+#: How long an interrupted run waits for its job threads once their processes are killed.
+STOP_JOIN_SECONDS = 2.0
+INTERRUPTED_DURING = "not run: the run was interrupted during the case"
 
 ProgressCallback = Callable[[SdkTarget, CaseResult], None]
 
@@ -47,6 +55,8 @@ class _Shared:
     sessions: list[SdkSession] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     stop: threading.Event = field(default_factory=threading.Event)
+    #: Why a worker thread died outside any case (its remaining cases go to the others).
+    failure: str = ""
 
 
 def run_suite(
@@ -55,15 +65,25 @@ def run_suite(
     options: RunOptions,
     on_result: ProgressCallback | None = None,
 ) -> RunResult:
-    """Run every fixture against every target; results per SDK, each in fixture-id order."""
+    """Run every fixture against every target; results per SDK, each in fixture-id order.
+
+    Accounting: every fixture gets exactly one result per target, whatever happens. A bench
+    failure on a case is that case's internal error; Ctrl-C (KeyboardInterrupt) ends the run
+    early, stops every SDK process, and marks the cases it did not finish as not run.
+    """
     started = time.monotonic()
     overall = started + options.max_time if options.max_time else None
     ordered = sorted(fixtures, key=lambda fixture: fixture.id)
-    runs = []
+    runs: list[SdkRun] = []
+    interrupted = False
     with _old_objects_frozen():
         for target in targets:
-            runs.append(_run_target(target, ordered, options, overall, on_result))
-    return RunResult(sdks=runs, strict=options.strict)
+            if interrupted:
+                runs.append(_account(target, ordered, {}, options, interrupted=True))
+                continue
+            run, interrupted = _run_target(target, ordered, options, overall, on_result)
+            runs.append(run)
+    return RunResult(sdks=runs, strict=options.strict, interrupted=interrupted)
 
 
 @contextmanager
@@ -90,34 +110,66 @@ def _run_target(
     options: RunOptions,
     overall: float | None,
     on_result: ProgressCallback | None,
-) -> SdkRun:
+) -> tuple[SdkRun, bool]:
+    """One SDK's run, and whether it was interrupted."""
     started = time.monotonic()
     shared = _Shared(cases=deque(fixtures))
     jobs = max(1, min(options.jobs, len(fixtures) or 1))
     comparer = Comparer(options.validator)
+    interrupted = False
+    workers: list[threading.Thread] = []
     try:
         if jobs == 1:  # no thread hand-offs on the hot path: the calling thread runs the cases
             _work(target, shared, options, overall, comparer, on_result)
         else:
-            _run_jobs(jobs, target, shared, options, overall, comparer, on_result)
+            workers = _start_jobs(jobs, target, shared, options, overall, comparer, on_result)
+            _join(workers)
+    except KeyboardInterrupt:
+        interrupted = True
     finally:
         shared.stop.set()
         with shared.lock:
             sessions = list(shared.sessions)
         for session in sessions:
             session.discard()
-    run = SdkRun(label=target.label, command=list(target.command))
+        _join(workers, STOP_JOIN_SECONDS)
+    with shared.lock:
+        results = dict(shared.results)
+    run = _account(target, fixtures, results, options, interrupted, shared.failure)
     run.duration = time.monotonic() - started
-    run.results = [shared.results[f.id] for f in fixtures if f.id in shared.results]
     capable = [s for s in sessions if s.capabilities is not None]
     if capable:
         run.capabilities = sorted(capable[0].capabilities or ())
         run.handshake_problems = capable[0].handshake_problems
     run.starts = sum(s.starts for s in sessions)
+    return run, interrupted
+
+
+def _account(
+    target: SdkTarget,
+    fixtures: list[Fixture],
+    results: dict[str, CaseResult],
+    options: RunOptions,
+    interrupted: bool,
+    failure: str = "",
+) -> SdkRun:
+    """One result per fixture: a case without one is not run (interrupted) or an internal error."""
+    run = SdkRun(label=target.label, command=list(target.command))
+    for fixture in fixtures:
+        result = results.get(fixture.id)
+        if result is None:
+            known = fixture.id in options.known_failures
+            if interrupted:
+                result = _not_run(fixture, known, "not run: the run was interrupted")
+                result.not_run = True
+            else:
+                lost = "the bench recorded no result for this case"
+                result = _internal(fixture, known, f"{lost} ({failure or 'no cause known'})")
+        run.results.append(result)
     return run
 
 
-def _run_jobs(
+def _start_jobs(
     jobs: int,
     target: SdkTarget,
     shared: _Shared,
@@ -125,7 +177,7 @@ def _run_jobs(
     overall: float | None,
     comparer: Comparer,
     on_result: ProgressCallback | None,
-) -> None:
+) -> list[threading.Thread]:
     workers = [
         threading.Thread(
             target=_work,
@@ -137,9 +189,15 @@ def _run_jobs(
     ]
     for worker in workers:
         worker.start()
+    return workers
+
+
+def _join(workers: list[threading.Thread], seconds: float | None = None) -> None:
+    """Wait for the workers (at most `seconds` in all); short joins keep Ctrl-C responsive."""
+    until = None if seconds is None else time.monotonic() + seconds
     for worker in workers:
-        while worker.is_alive():
-            worker.join(0.2)  # short joins keep the main thread responsive to Ctrl-C
+        while worker.is_alive() and (until is None or time.monotonic() < until):
+            worker.join(0.2)
 
 
 def _work(
@@ -153,13 +211,17 @@ def _work(
     session = SdkSession(target.factory, options.validator)
     with shared.lock:
         shared.sessions.append(session)
+    recent: deque[CaseResult] = deque()
     try:
-        _serve(target, session, shared, options, overall, comparer, on_result)
-    except Exception:
-        if not shared.stop.is_set():  # after Ctrl-C the main thread killed our process: expected
-            raise
+        _serve(target, session, shared, options, overall, comparer, on_result, recent)
+        _check_late_frame(session)
+    except Exception as exc:  # noqa: BLE001 - a bench bug outside any case: the cases it
+        if not shared.stop.is_set():  # leaves are accounted for as internal errors
+            shared.failure = f"a worker failed: {_where(exc)}"
     finally:
-        session.shutdown()
+        for result in recent:
+            _forget_wire(result)
+        session.shutdown(overall)
 
 
 def _serve(
@@ -170,6 +232,7 @@ def _serve(
     overall: float | None,
     comparer: Comparer,
     on_result: ProgressCallback | None,
+    recent: deque[CaseResult],
 ) -> None:
     while not shared.stop.is_set():
         try:
@@ -182,18 +245,68 @@ def _serve(
                 fixture, known, f"not run: --max-time of {options.max_time:g} s exceeded"
             )
         else:
-            result = run_case(
-                session,
-                fixture,
-                timeout=options.timeout,
-                comparer=comparer,
-                known_failure=known,
-                overall_deadline=overall,
-            )
+            try:
+                result = run_case(
+                    session,
+                    fixture,
+                    timeout=options.timeout,
+                    comparer=comparer,
+                    known_failure=known,
+                    overall_deadline=overall,
+                )
+            except Exception as exc:  # noqa: BLE001 - a bench bug: this case's internal error
+                result = _internal(fixture, known, f"the bench failed on this case: {_where(exc)}")
+                session.discard()  # the conversation's state is unknown: start afresh
+            if shared.stop.is_set():  # interrupted meanwhile: whatever it says, it did not finish
+                result = _not_run(
+                    fixture, known, "not run: the run was interrupted during the case"
+                )
+                result.not_run = True
+        trim_result(result)
+        _remember(recent, result, session)
         with shared.lock:
             shared.results[fixture.id] = result
             if on_result is not None:
                 on_result(target, result)
+
+
+def _remember(recent: deque[CaseResult], result: CaseResult, session: SdkSession) -> None:
+    """Keep the wire logs of the last few cases of this process (a late copy of an answer is
+    matched against them); older passing cases let go of theirs (bounded memory)."""
+    recent.append(result)
+    if len(session.served) > RECENT_CASES:
+        del session.served[: len(session.served) - RECENT_CASES]
+    served = {id(case) for case in session.served}
+    while len(recent) > RECENT_CASES or (recent and id(recent[0]) not in served):
+        _forget_wire(recent.popleft())
+
+
+def _forget_wire(result: CaseResult) -> None:
+    if result.raw_outcome in (Outcome.PASS, Outcome.SKIP):
+        result.wire = []
+
+
+def _check_late_frame(session: SdkSession) -> None:
+    """A frame after the session's last case is a second answer: blame the case it answers."""
+    stray = session.late_frame()
+    if stray is None or not session.served:
+        return
+    earlier = owner(session.served, stray.ident, []) or session.served[-1]
+    blame(earlier, stray, "after the session's last case", session.stderr_tail())
+
+
+def _where(exc: BaseException) -> str:
+    """`RecursionError: ... (compare.py:120 in _walk)`: enough to report the bench bug."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    place = f" ({Path(frames[-1].filename).name}:{frames[-1].lineno} in {frames[-1].name})"
+    return f"{type(exc).__name__}: {str(exc)[:300]}{place if frames else ''}"
+
+
+def _internal(fixture: Fixture, known: bool, reason: str) -> CaseResult:
+    """An internal error: an `error` row, marked so the run exits 3 (known failure or not)."""
+    result = _not_run(fixture, known, f"internal error: {reason}")
+    result.internal = True
+    return result
 
 
 def _not_run(fixture: Fixture, known: bool, reason: str) -> CaseResult:

@@ -8,14 +8,15 @@ with a fresh handshake.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from fakepeer.protocol import strictjson
 from fakepeer.protocol.version import PROTOCOL_VERSION, negotiated_version
 from fakepeer.session.wire import WireLog
 from fakepeer.transport.base import Transport
 from fakepeer.transport.errors import TransportError, TransportTimeout
-from fakepeer.transport.process import exit_text
 
 if TYPE_CHECKING:
     from fakepeer.session.results import CaseResult
@@ -24,6 +25,9 @@ CONFORM_SCOPE = {"workspace_id": "ws-conform", "application_id": "app-conform"}
 CONFORM_RELEASE_ID = "rel-conform-1"
 CONFORM_INSTANCE_ID = "conform-instance-1"
 SHUTDOWN_WAIT_SECONDS = 1.0
+#: How long the bench listens after a session's last case for a frame nobody asked for (a
+#: second answer to that case) before it sends `conform.shutdown`.
+LATE_FRAME_WAIT_SECONDS = 0.2
 #: After this many handshakes in a row fail, the SDK is declared unusable for the run.
 MAX_CONSECUTIVE_START_FAILURES = 2
 
@@ -74,10 +78,14 @@ def encode(envelope: dict) -> bytes:
 
 
 def decode(payload: bytes) -> dict:
-    """Decode an SDK frame to an envelope-shaped dict, or raise SessionError (garbage)."""
+    """Decode an SDK frame to an envelope-shaped dict, or raise SessionError (garbage).
+
+    As strict as the protocol (§1-§3): repeated keys, NaN/Infinity, numbers beyond a double and
+    nesting past MAX_JSON_NESTING are refused here, before anything walks the frame.
+    """
     try:
-        document = json.loads(payload.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        document = strictjson.loads(payload.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
         raise SessionError(f"wrote garbage: a frame that is not UTF-8 JSON ({exc})") from None
     if not isinstance(document, dict):
         raise SessionError("wrote garbage: a frame that is not a JSON object")
@@ -102,6 +110,7 @@ class SdkSession:
         self._unavailable_stderr = ""
         self._counter = 0
         self._outbox: list[bytes] = []
+        self._outbox_deadline: float | None = None
         #: Set when a case sent its own `conform.register`; the next case registers again first.
         self.registration_dirty = False
         self._pending_reset: str | None = None
@@ -164,14 +173,13 @@ class SdkSession:
         it wrote just before misbehaving. If it had already exited on its own, the reason says
         with which status: for a hang, that means something it started holds its output.
         """
-        status = self.exit_status()
+        note = self.transport.exit_note(hung=hung) if self.transport is not None else None
         stderr = self.discard()
-        return with_exit_status(reason, status, hung=hung), stderr
+        return with_note(reason, note), stderr
 
     def exit_status(self) -> int | None:
-        """The current process's own exit status, if it exited (None when unknown or running)."""
-        probe = getattr(self.transport, "exit_status", None)
-        return probe() if probe is not None else None
+        """The current host's own exit status, if it ended (None when unknown or running)."""
+        return self.transport.exit_status() if self.transport is not None else None
 
     def discard(self) -> str:
         """Kill the process (after a crash, hang or protocol break); the next case respawns.
@@ -186,29 +194,53 @@ class SdkSession:
         transport.close()
         return transport.stderr_tail()
 
-    def shutdown(self) -> None:
-        """Send `conform.shutdown`, let the host exit, and make sure its process group is gone."""
+    def late_frame(self, wait: float = LATE_FRAME_WAIT_SECONDS) -> StrayAnswer | None:
+        """A frame the host sends unasked within `wait` seconds after the last case, or None.
+
+        Called before shutdown, so a second answer to the session's last case is noticed (a
+        later case would have read it). Transport failures here are not the cases' business.
+        """
+        if self.transport is None or self._pending_reset is not None:
+            return None
+        until = time.monotonic() + wait
+        try:
+            self.flush(until)
+            payload = self.transport.receive(until)
+        except TransportError:
+            return None
+        try:
+            envelope = decode(payload)
+        except SessionError as exc:
+            return StrayAnswer(f"after its last case it {exc.reason}", None, None, payload)
+        ident, kind = envelope.get("id"), envelope.get("kind")
+        reason = f"answered out of turn: an unsolicited {kind!r} frame with id {ident!r}"
+        return StrayAnswer(reason, ident, kind, payload)
+
+    def shutdown(self, deadline: float | None = None) -> None:
+        """Send `conform.shutdown`, let the host exit, and make sure all it started is gone.
+
+        Bounded whatever the host does: the send and the wait end by `deadline` (at most
+        SHUTDOWN_WAIT_SECONDS from now), then the transport stops the host for good.
+        """
         transport, self.transport = self.transport, None
         self._outbox = []
         self._pending_reset = None
         if transport is None:
             return
+        now = time.monotonic()
+        until = now + SHUTDOWN_WAIT_SECONDS if deadline is None else min(deadline, now + 1.0)
         try:
-            transport.send(self._envelope("conform.shutdown", {}, "bench.shutdown"), None)
+            transport.send(self._envelope("conform.shutdown", {}, "bench.shutdown"), until)
         except TransportError:
             pass
-        try:
-            transport.close(wait=SHUTDOWN_WAIT_SECONDS)  # type: ignore[call-arg]
-        except TypeError:
-            transport.close()
+        transport.close(wait=max(0.0, until - time.monotonic()))
 
     def stderr_tail(self) -> str:
         return self.transport.stderr_tail() if self.transport is not None else ""
 
     def clear_stderr(self) -> None:
-        ring = getattr(self.transport, "stderr", None)
-        if ring is not None:
-            ring.clear()
+        if self.transport is not None:
+            self.transport.stderr.clear()
 
     # ----------------------------------------------------------------- frames
 
@@ -221,19 +253,24 @@ class SdkSession:
         if wire is not None:
             wire.sent(payload)
         self._outbox.append(payload)
+        if deadline is not None and (
+            self._outbox_deadline is None or deadline < self._outbox_deadline
+        ):
+            self._outbox_deadline = deadline
 
     def flush(self, deadline: float | None) -> None:
-        """Write every queued frame (one system call for a subprocess transport)."""
+        """Write every queued frame (one system call for a subprocess transport).
+
+        The write ends by the earliest deadline given to `send` for a queued frame or here.
+        """
         assert self.transport is not None
         if not self._outbox:
             return
         outbox, self._outbox = self._outbox, []
-        send_many = getattr(self.transport, "send_many", None)
-        if send_many is not None:
-            send_many(outbox, deadline)
-        else:
-            for payload in outbox:
-                self.transport.send(payload, deadline)
+        queued, self._outbox_deadline = self._outbox_deadline, None
+        if queued is not None and (deadline is None or queued < deadline):
+            deadline = queued
+        self.transport.send_many(outbox, deadline)
 
     def receive(self, deadline: float | None, wire: WireLog | None = None) -> bytes:
         """Flush, collect a pending reset ack, then return the next frame from the SDK."""
@@ -247,12 +284,11 @@ class SdkSession:
     def nothing_waiting(self) -> bool:
         """True when the SDK has surely sent nothing more (asked without waiting or raising).
 
-        False means "maybe": call `receive` to find out. Transports without `ready` say maybe.
+        False means "maybe": call `receive` to find out (a transport that cannot tell says maybe).
         """
-        ready = getattr(self.transport, "ready", None)
-        if ready is None or self._outbox or self._pending_reset is not None:
+        if self.transport is None or self._outbox or self._pending_reset is not None:
             return False
-        return not ready()
+        return not self.transport.ready()
 
     def _receive(self, deadline: float | None, wire: WireLog | None) -> bytes:
         payload = self.transport.receive(deadline)  # type: ignore[union-attr]
@@ -358,20 +394,16 @@ class SdkSession:
         return encode({"version": PROTOCOL_VERSION, "kind": kind, "id": ident, "body": body})
 
 
-def with_exit_status(reason: str, status: int | None, *, hung: bool = False) -> str:
-    """Add the host's own exit status to `reason` when it exited before the bench ended it.
+def with_note(reason: str, note: str | None) -> str:
+    """Add the transport's note on how the host ended by itself, unless the reason says it.
 
-    A crash report already names it; for a hang it is the real clue (an exited host whose
-    output stays open has left a process behind that holds it).
+    A crash report already names the exit status; for a hang it is the real clue.
     """
-    if status is None:
+    if note is None:
         return reason
-    text = exit_text(status)
-    if text in reason:
+    said = note.split("already ", 1)[-1].split(",", 1)[0].removeprefix("been ")
+    if said in reason:
         return reason
-    note = f"the host process itself had already {'been ' if status < 0 else ''}{text}"
-    if hung:
-        note += ", but its pipes stayed open (a process it started still holds them?)"
     return f"{reason}; {note}"
 
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 import time
 from dataclasses import dataclass, field
 from typing import Literal
+
+from fakepeer.protocol import strictjson
 
 Direction = Literal["sent", "received"]
 REPORTED_PAYLOAD_BYTES = 64 * 1024
@@ -16,9 +17,22 @@ REPORTED_HEAD_BYTES = 1024
 
 @dataclass(frozen=True)
 class WireRecord:
+    """One frame. A received payload over REPORTED_PAYLOAD_BYTES is kept as its first bytes,
+    its size and hash only (`capture`), so a host answering 16 MiB frames costs little."""
+
     direction: Direction
     at: float  # seconds since the case started
     payload: bytes
+    #: For a truncated payload: its full size and SHA-256 (hex); `payload` is then its head.
+    size: int = -1
+    sha256: str = ""
+
+    @classmethod
+    def capture(cls, direction: Direction, at: float, payload: bytes) -> WireRecord:
+        if len(payload) <= REPORTED_PAYLOAD_BYTES:
+            return cls(direction, at, payload)
+        digest = hashlib.sha256(payload).hexdigest()
+        return cls(direction, at, payload[:REPORTED_HEAD_BYTES], len(payload), digest)
 
     def to_json(self) -> dict:
         """`json` when the payload is JSON, else `text` when UTF-8, else `base64`.
@@ -27,21 +41,22 @@ class WireRecord:
         size, hash and first bytes only, so reports stay readable.
         """
         record: dict = {"direction": self.direction, "at": round(self.at, 6)}
-        record["size"] = len(self.payload)
-        if len(self.payload) > REPORTED_PAYLOAD_BYTES:
-            record["sha256"] = hashlib.sha256(self.payload).hexdigest()
+        if self.sha256 or len(self.payload) > REPORTED_PAYLOAD_BYTES:
+            record["size"] = self.size if self.sha256 else len(self.payload)
+            record["sha256"] = self.sha256 or hashlib.sha256(self.payload).hexdigest()
             record["truncated"] = True
             head = self.payload[:REPORTED_HEAD_BYTES]
             record["text"] = head.decode("utf-8", "replace")
             return record
+        record["size"] = len(self.payload)
         try:
             text = self.payload.decode("utf-8")
         except UnicodeDecodeError:
             record["base64"] = base64.b64encode(self.payload).decode("ascii")
             return record
-        try:
-            record["json"] = json.loads(text)
-        except (ValueError, RecursionError):
+        try:  # strict: a frame refused as garbage (NaN, too deep...) is shown as its text
+            record["json"] = strictjson.loads(text)
+        except ValueError:
             record["text"] = text
         return record
 
@@ -54,7 +69,9 @@ class WireLog:
     records: list[WireRecord] = field(default_factory=list)
 
     def sent(self, payload: bytes) -> None:
+        # the bench's own frames come from fixtures, which hold them anyway: kept whole
         self.records.append(WireRecord("sent", time.monotonic() - self.started, payload))
 
     def received(self, payload: bytes) -> None:
-        self.records.append(WireRecord("received", time.monotonic() - self.started, payload))
+        at = time.monotonic() - self.started
+        self.records.append(WireRecord.capture("received", at, payload))

@@ -9,21 +9,25 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 
+from fakepeer.transport.base import Transport
 from fakepeer.transport.errors import TransportClosed, TransportError, TransportTimeout
 from fakepeer.transport.framing import check_length
-from fakepeer.transport.ring import RingBuffer
+from fakepeer.transport.process import describe_exit
 
 Handler = Callable[[bytes], Iterable[bytes]]
 
 
-class MockTransport:
-    """Calls `handler(payload)` for each sent frame and queues what it returns."""
+class MockTransport(Transport):
+    """Calls `handler(payload)` for each sent frame and queues what it returns.
+
+    It plays a host process: `exited` and `exit_note` use the subprocess transport's words.
+    """
 
     def __init__(self, handler: Handler) -> None:
+        super().__init__()
         self.handler = handler
-        self.stderr = RingBuffer()
         self.sent: list[bytes] = []
         self.closed = False
         #: The exit status `exit_status` reports: set it to play a host that exited by itself.
@@ -40,10 +44,6 @@ class MockTransport:
         except TransportError as exc:
             self._failure = exc
 
-    def send_many(self, payloads: Sequence[bytes], deadline: float | None = None) -> None:
-        for payload in payloads:
-            self.send(payload, deadline)
-
     def receive(self, deadline: float | None = None) -> bytes:
         self._check_open()
         if self._queue:
@@ -59,16 +59,15 @@ class MockTransport:
     def exit_status(self) -> int | None:
         return self.exited
 
+    def exit_note(self, *, hung: bool = False) -> str | None:
+        return describe_exit(self.exited, hung=hung)
+
     def write_stderr(self, text: str) -> None:
         """Let a handler log, as a host writes to stderr."""
         self.stderr.write(text.encode())
 
-    def stderr_tail(self) -> str:
-        return self.stderr.text()
-
-    def close(self, wait: float = 0.0) -> int | None:
+    def close(self, wait: float = 0.0) -> None:
         self.closed = True
-        return 0
 
     def _check_open(self) -> None:
         if self.closed:

@@ -1,9 +1,11 @@
-"""The SDK as a subprocess: framed stdin/stdout, stderr kept in a ring, the whole group killed.
+"""The SDK as a subprocess: framed stdin/stdout, stderr kept in a ring, every descendant killed.
 
 Why this shape: a conformance host under test may crash, hang, flood stderr, leave a grandchild
-holding the pipe, or ignore SIGTERM. Reads use a selector with a deadline (no thread per read);
-stderr is drained by one thread per process into a bounded ring; `close` kills the process group
-with SIGTERM, then SIGKILL, and always reaps.
+holding the pipe, ignore SIGTERM, or start a process that leaves its group (`setsid`). Reads
+and writes use a selector with a deadline (no thread per read); stderr is drained by one thread
+per process into a bounded ring; `close` kills the host and everything it started (see
+`containment`), SIGTERM then SIGKILL, and always reaps. Process words (exit statuses, signals)
+stay in this module: the session asks the transport for an `exit_note`.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from fakepeer.transport import containment
+from fakepeer.transport.base import Transport
 from fakepeer.transport.errors import (
     FrameError,
     TransportClosed,
@@ -32,7 +36,6 @@ from fakepeer.transport.errors import (
     TransportTimeout,
 )
 from fakepeer.transport.framing import FrameDecoder, encode_frame
-from fakepeer.transport.ring import RingBuffer
 
 #: Bytes read from the SDK's stdout per system call, into one buffer allocated per transport:
 #: a fresh 256 KiB bytes object per `os.read` would be mmap'ed, remapped and unmapped each time.
@@ -80,7 +83,7 @@ def child_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-class SubprocessTransport:
+class SubprocessTransport(Transport):
     """A started SDK host process speaking frames on stdin/stdout."""
 
     def __init__(
@@ -91,14 +94,17 @@ class SubprocessTransport:
         env: Mapping[str, str] | None = None,
         stderr_capacity: int = STDERR_CAPACITY,
     ) -> None:
+        super().__init__(stderr_capacity)
         self.argv = list(argv)
-        self.stderr = RingBuffer(stderr_capacity)
+        self._mark = containment.new_mark()
         self._decoder = FrameDecoder()
         self._chunk = bytearray(READ_CHUNK)
         self._chunk_view = memoryview(self._chunk)
         self._frames: deque[bytes] = deque()
         self._eof = False
         self._closed = False
+        self._close_lock = threading.Lock()
+        containment.become_subreaper()
         try:
             self.process = subprocess.Popen(
                 self.argv,
@@ -106,7 +112,7 @@ class SubprocessTransport:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=cwd,
-                env=child_environment(env),
+                env={**child_environment(env), **self._mark},
                 start_new_session=True,
                 bufsize=0,
             )
@@ -224,7 +230,10 @@ class SubprocessTransport:
         """
         if self._closed or self._frames or self._eof or self._decoder.broken is not None:
             return True
-        return bool(self._reader.poll(0))
+        try:
+            return bool(self._reader.poll(0))
+        except (OSError, ValueError):  # closed from another thread meanwhile
+            return True
 
     def _read_chunk(self) -> memoryview:
         """Read what stdout holds (up to READ_CHUNK bytes) into the reused buffer; empty at EOF.
@@ -238,6 +247,14 @@ class SubprocessTransport:
         """The host's exit status if it has exited (on its own, unless `close` ran), else None."""
         return self.process.poll()
 
+    def exit_note(self, *, hung: bool = False) -> str | None:
+        """`the host process itself had already exited with status 3` (None while it runs).
+
+        For a hang that is the real clue: an exited host whose output stays open has left a
+        process behind that holds it.
+        """
+        return describe_exit(self.process.poll(), hung=hung)
+
     def stderr_tail(self) -> str:
         """The kept stderr; once the process has exited, first let the drain reach end of file.
 
@@ -248,15 +265,15 @@ class SubprocessTransport:
             self._stderr_thread.join(timeout=STDERR_SETTLE_SECONDS)
         return self.stderr.text()
 
-    def close(self, wait: float = 0.0) -> int | None:
-        """End the SDK: close its input, give it `wait` seconds to exit, then kill its group.
+    def close(self, wait: float = 0.0) -> None:
+        """End the SDK: close its input, give it `wait` seconds to exit, then kill what is left.
 
         Always reaps the process and stops the stderr thread; safe to call more than once.
-        Returns the exit status.
         """
-        if self._closed:
-            return self.process.returncode
-        self._closed = True
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
         _close_quietly(self.process.stdin)
         if wait > 0:
             try:
@@ -271,21 +288,28 @@ class SubprocessTransport:
         self._writer.close()
         with _live_lock:
             _live.discard(self)
-        return self.process.returncode
 
     def _kill_group(self) -> None:
-        """SIGTERM the group, a short grace, then SIGKILL the group (grandchildren included)."""
+        """SIGTERM the group and every descendant, a short grace, then SIGKILL them all.
+
+        Descendants are found by the process tree and by the mark in their environment, so a
+        process that left the group (`setsid`) and was orphaned is found too (containment).
+        """
         group = self.process.pid  # start_new_session: the leader's pid is the group id
+        escaped = containment.descendants(self.process.pid, self._mark)
         if self.process.poll() is None:
             _signal_group(group, signal.SIGTERM)
+            containment.signal_all(escaped, signal.SIGTERM)
             try:
                 self.process.wait(TERM_GRACE_SECONDS)
             except subprocess.TimeoutExpired:
                 pass
-        _signal_group(
-            group, signal.SIGKILL
-        )  # stragglers that ignored SIGTERM or outlived the leader
+        # stragglers that ignored SIGTERM or outlived the leader, in the group or out of it
+        _signal_group(group, signal.SIGKILL)
+        escaped |= containment.descendants(self.process.pid, self._mark)
+        containment.signal_all(escaped, signal.SIGKILL)
         self.process.wait()
+        containment.reap(escaped)
 
     def _drain_stderr(self) -> None:
         """Copy stderr into the ring until end of file or `close`.
@@ -337,6 +361,17 @@ def exit_text(status: int) -> str:
     except ValueError:
         name = str(-status)
     return f"killed by {name}"
+
+
+def describe_exit(status: int | None, *, hung: bool = False) -> str | None:
+    """The clause `the host process itself had already exited with status 3` (None: running)."""
+    if status is None:
+        return None
+    note = f"the host process itself had already {'been ' if status < 0 else ''}"
+    note += exit_text(status)
+    if hung:
+        note += ", but its pipes stayed open (a process it started still holds them?)"
+    return note
 
 
 def _remaining(deadline: float | None) -> float | None:

@@ -14,8 +14,9 @@ import pytest
 
 from fakepeer.compare import Comparer
 from fakepeer.session import Outcome, SdkSession, run_case
-from fakepeer.session.sdk import with_exit_status
+from fakepeer.session.sdk import with_note
 from fakepeer.transport import MockTransport, SubprocessTransport
+from fakepeer.transport.process import describe_exit
 
 from .helpers import echo_scenario, host_command
 from .mock_sdk import MockSdk
@@ -122,12 +123,13 @@ def test_a_crash_names_its_exit_status_once() -> None:
     assert "mock: crashing" in result.stderr_tail
 
 
-def test_with_exit_status_wording() -> None:
-    assert with_exit_status("hung", None) == "hung"
-    assert with_exit_status("closed; exited with status 2", 2) == "closed; exited with status 2"
-    assert with_exit_status("wrote garbage", -11) == (
+def test_exit_note_wording() -> None:
+    assert with_note("hung", describe_exit(None)) == "hung"
+    note = describe_exit(2)
+    assert with_note("closed; exited with status 2", note) == "closed; exited with status 2"
+    assert with_note("wrote garbage", describe_exit(-11)) == (
         "wrote garbage; the host process itself had already been killed by SIGSEGV"
     )
-    assert with_exit_status("hung", 0, hung=True).startswith(
+    assert with_note("hung", describe_exit(0, hung=True)).startswith(
         "hung; the host process itself had already exited with status 0, but its pipes"
     )

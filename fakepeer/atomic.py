@@ -1,0 +1,81 @@
+"""Atomic file writes: every file the tool writes appears whole, or the old one stays.
+
+Why: a report, a formatted fixture or an exported schema rewritten in place is torn by a full
+disk, a kill or a second run writing the same path. Here the new content goes to a temporary
+file in the same folder, is flushed and fsync'ed, and replaces the target with `os.replace` (an
+atomic rename on POSIX). Every writer of the tool goes through this module.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """Replace `path` with `data` atomically (creating its folder); OSError when it cannot."""
+    with replacing(path) as stream:
+        stream.write(data)
+
+
+def write_text(path: Path, text: str, *, errors: str = "strict") -> None:
+    """Replace `path` with `text` in UTF-8, atomically."""
+    write_bytes(path, text.encode("utf-8", errors))
+
+
+@contextlib.contextmanager
+def replacing(path: Path) -> Iterator[IO[bytes]]:
+    """A binary stream whose content replaces `path` when the block ends without an error.
+
+    For writers that stream (a large report): nothing of `path` changes until the end, and an
+    error or interruption inside the block leaves the old file and no temporary file behind.
+    """
+    path = Path(path)
+    check_writable(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            yield stream
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, _mode_for(path))
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def check_writable(path: Path) -> None:
+    """Raise OSError (one line, naming the path) unless `path` could be written now.
+
+    Checked before a run starts, so an unwritable report path costs no results: the path must
+    not be a folder, and its nearest existing ancestor must be a writable folder.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a folder, not a file")
+    ancestor = path.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise NotADirectoryError(f"{ancestor} is a file, so {path} cannot be created under it")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise PermissionError(f"the folder {ancestor} is not writable, so {path} cannot be written")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise PermissionError(f"{path} is read-only")
+
+
+def _mode_for(path: Path) -> int:
+    """Keep an existing file's permissions; a new file gets 0666 minus the umask (as open does)."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask

@@ -1,0 +1,123 @@
+"""Strict JSON decoding for everything the bench reads from outside: SDK frames and fixtures.
+
+Refused, as the protocol refuses them (docs/protocol.md §1-§3): a key twice in one object
+(§3.3), the `NaN` / `Infinity` literals and number literals beyond the double range (JSON has
+no non-finite numbers), and nesting deeper than MAX_JSON_NESTING. The depth is found by an
+iterative scan of the text BEFORE parsing, so no parser and no recursive walk over the result
+(comparison, validation, encoding) ever meets a document deep enough to exhaust Python's stack.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+from fakepeer.protocol.limits import MAX_JSON_NESTING
+from fakepeer.protocol.values import escape_pointer_token
+
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_OPENERS = b"[{"
+_NOT_BRACKETS = bytes(byte for byte in range(256) if byte not in b"[]{}")
+
+
+class StrictJsonError(ValueError):
+    """A text the bench refuses to decode; `pointer` locates the problem when it is known."""
+
+    def __init__(self, message: str, pointer: str | None = None) -> None:
+        super().__init__(message if pointer is None else f"{message} at {pointer or '(root)'}")
+        self.message = message
+        self.pointer = pointer
+
+
+class _Overflow:
+    """Stands in for a number literal that does not fit a double, until its pointer is known."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def nesting_depth(data: bytes | str, limit: int = MAX_JSON_NESTING) -> int:
+    """The deepest nesting of objects and arrays in JSON text, stopping once past `limit`.
+
+    Iterative and linear. Brackets inside strings do not count. When the text has no more
+    opening brackets than `limit` the answer is settled by two counts, without a scan.
+    """
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return min(raw.count(b"[") + raw.count(b"{"), limit)
+    brackets = _STRING.sub(b"", raw).translate(None, _NOT_BRACKETS)
+    depth = deepest = 0
+    for byte in brackets:
+        if byte in _OPENERS:
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > limit:
+                    return deepest
+        else:
+            depth -= 1
+    return deepest
+
+
+def loads(data: bytes | str, *, max_nesting: int = MAX_JSON_NESTING) -> Any:
+    """Parse one JSON text strictly; StrictJsonError (a ValueError) says what was refused."""
+    if nesting_depth(data, max_nesting) > max_nesting:
+        raise StrictJsonError(f"JSON nested deeper than {max_nesting} levels")
+    overflowed: list[_Overflow] = []
+
+    def number(text: str) -> float | _Overflow:
+        value = float(text)
+        if math.isfinite(value):
+            return value
+        overflowed.append(_Overflow(text))
+        return overflowed[-1]
+
+    try:
+        document = json.loads(
+            data, object_pairs_hook=_refuse_repeated_keys, parse_constant=_refuse_constant,
+            parse_float=number,
+        )  # fmt: skip
+    except StrictJsonError:
+        raise
+    except RecursionError:  # unreachable below MAX_JSON_NESTING; kept as a last guard
+        raise StrictJsonError(f"JSON nested deeper than {max_nesting} levels") from None
+    if overflowed:
+        pointer, literal = _first_overflow(document)
+        raise StrictJsonError(f"the number {literal} does not fit a double", pointer)
+    return document
+
+
+def _refuse_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise StrictJsonError(f"an object has the member {key!r} twice")
+            seen.add(key)
+    return result
+
+
+def _refuse_constant(name: str) -> Any:
+    raise StrictJsonError(f"{name} is not JSON (JSON numbers are finite)")
+
+
+def _first_overflow(document: Any) -> tuple[str, str]:
+    """The JSON pointer and text of the first overflowing literal (iterative walk)."""
+    stack: list[tuple[str, Any]] = [("", document)]
+    while stack:
+        pointer, node = stack.pop()
+        if isinstance(node, _Overflow):
+            return pointer, node.text
+        if isinstance(node, dict):
+            items = [(f"{pointer}/{escape_pointer_token(key)}", item) for key, item in node.items()]
+        elif isinstance(node, list):
+            items = [(f"{pointer}/{index}", item) for index, item in enumerate(node)]
+        else:
+            continue
+        stack.extend(reversed(items))
+    return "", "?"
