@@ -37,6 +37,7 @@ from fakepeer.report import (
     write_junit,
     write_markdown,
 )
+from fakepeer.report.document import selection_of
 from fakepeer.session import (
     DEFAULT_CASE_TIMEOUT,
     EXIT_INTERRUPTED,
@@ -105,8 +106,10 @@ def run(
         list[str] | None,
         typer.Option(
             "--sdk",
-            help="Command starting a conformance host (repeatable). "
-            "Default: the bundled Python reference SDK.",
+            help="Command starting a conformance host (repeatable), or "
+            "python:[PATH:]MODULE:FUNCTION for a host written in Python, run inside the bench "
+            "(FUNCTION(reader, writer) serves frames as a host does on stdin/stdout; PATH is "
+            "added to the import path). Default: the bundled Python reference SDK.",
         ),
     ] = None,
     fixtures: Annotated[
@@ -218,11 +221,17 @@ def run(
     with RunProgress(console, targets, len(selected)) as progress:
         result = run_suite(targets, selected, options, on_result=progress.advance)
     print_run(console, result)
+    whole = (
+        selected
+        if parsed_shard is None
+        else select(corpus, keyword=keyword, categories=category or ())
+    )
     info = RunInfo(
         shard=str(parsed_shard) if parsed_shard else None,
         timeout=timeout,
         fixtures=len(selected),
         catalog=catalog_from_fixtures(selected),
+        selection=selection_of(fixture.id for fixture in whole),
     )
     _write_outputs(result, info, paths, console)
     if write_failures is not None and not result.interrupted:
@@ -381,18 +390,28 @@ def merge(
         Path | None, typer.Option("--html", help="Write a self-contained HTML report.")
     ] = None,
     strict: Annotated[bool, typer.Option("--strict", help="As for run.")] = False,
+    allow_partial: Annotated[
+        bool,
+        typer.Option(
+            "--allow-partial", help="Merge even when shards or selected cases are missing."
+        ),
+    ] = False,
+    allow_mixed: Annotated[
+        bool,
+        typer.Option("--allow-mixed", help="Merge reports of different fixture selections."),
+    ] = False,
 ) -> None:
     """Combine shard JSON reports into one, print it, and exit as the whole run would."""
     console = make_console()
     _check_outputs(ReportPaths(report_json, junit, markdown, html))
     try:
-        merged = merge_documents(reports)
+        merged = merge_documents(reports, allow_partial=allow_partial, allow_mixed=allow_mixed)
     except ReportError as exc:
         raise UsageProblem(str(exc)) from None
     result = merged.run
     result.strict = result.strict or strict
     print_run(console, result)
-    info = RunInfo(catalog=merged.catalog)
+    info = RunInfo(catalog=merged.catalog, selection=merged.selection)
     _write_outputs(result, info, ReportPaths(report_json, junit, markdown, html), console)
     _finish(result)
 

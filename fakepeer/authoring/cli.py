@@ -67,17 +67,26 @@ def fmt_command(
         bool, typer.Option("--check", help="List files that need formatting; exit 1.")
     ] = False,
 ) -> None:
-    """Rewrite fixtures in the canonical layout (2-space indent, fixed key order)."""
-    from fakepeer.authoring.formatting import format_text
+    """Rewrite fixtures in the canonical layout (2-space indent, fixed key order).
 
+    Only fixture documents are touched (JSON objects with `id` and `steps`): other JSON files
+    in a folder (package.json, schemas) are left alone; a named file that is not one is an error.
+    """
+    from fakepeer.authoring.formatting import format_text, is_fixture_text
+
+    named = _paths(paths)
     try:
-        files = fixture_files(_paths(paths))
+        files = fixture_files(named)
     except FixtureError as exc:
         raise _fail([str(problem) for problem in exc.problems]) from None
     changed, broken = [], []
     for file in files:
         try:
             text = file.read_text(encoding="utf-8")
+            if not is_fixture_text(text):
+                if file in named:
+                    broken.append(f"{file}: (root): not a fixture (no `id` and `steps`)")
+                continue
             formatted = format_text(text)
         except (OSError, UnicodeDecodeError, ValueError) as exc:
             broken.append(f"{file}: (root): expected a JSON document: {exc}")
@@ -89,7 +98,10 @@ def fmt_command(
                     refuse_installed(file, "the formatted fixture")
                 except RootError as exc:
                     raise _fail(str(exc)) from None
-                atomic.write_text(file, formatted)
+                try:
+                    atomic.write_text(file, formatted)
+                except OSError as exc:
+                    broken.append(f"{file}: cannot write: {exc}")
     if broken:
         raise _fail(broken)
     for file in changed:
@@ -129,6 +141,8 @@ def new_command(
         path = write_scaffold(fixture_id, category, root, force)
     except (ScaffoldError, RootError) as exc:
         raise _fail(str(exc)) from None
+    except OSError as exc:
+        raise _fail(f"cannot write the new fixture: {exc}") from None
     typer.echo(f"created {path}")
 
 
@@ -168,10 +182,15 @@ def record_command(
         refuse_installed(path, "the recording")
         if path.exists() and not force:
             raise RecordError(f"{path} exists; pass --force to replace this draft")
+        atomic.check_writable(path)
         recording = record(source, sdk, first_wait=wait)
         write_recording(recording, path, force)
-    except (RecordError, RootError) as exc:
+    except RootError as exc:
         raise _fail(str(exc)) from None
+    except RecordError as exc:
+        raise _fail(str(exc), exc.status) from None
+    except OSError as exc:
+        raise _fail(f"cannot write the recording: {exc}") from None
     for warning in recording.warnings:
         typer.echo(f"warning: {warning}", err=True)
     typer.echo(
@@ -224,7 +243,10 @@ def matrix_command(
             raise _fail(f"{reason}; run `ryusen-conform matrix`", 1)
         typer.echo(f"{path} is up to date")
         return
-    atomic.write_text(path, text)
+    try:
+        atomic.write_text(path, text)
+    except OSError as exc:
+        raise _fail(f"cannot write {path}: {exc}") from None
     typer.echo(f"wrote {path} ({json.loads(text)['count']} fixtures)")
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 
-from fakepeer.cases.loader import refuse_duplicate_keys
+from fakepeer.protocol import strictjson
 
 LINE_WIDTH = 100
 INDENT = "  "
@@ -106,6 +106,17 @@ def format_document(document: object) -> str:
 def format_text(text: str) -> str:
     """Reformat fixture JSON text; raises ValueError when it is not JSON or repeats a member.
 
-    A repeated member is refused rather than silently dropped by formatting.
+    A repeated member is refused rather than silently dropped by formatting; so is a number
+    that does not fit a double (it would be rewritten as Infinity) and nesting too deep to walk.
     """
-    return format_document(json.loads(text, object_pairs_hook=refuse_duplicate_keys))
+    return format_document(strictjson.loads(text))
+
+
+def is_fixture_text(text: str) -> bool:
+    """Whether JSON text may be a fixture: an object with `id` and `steps`, or text that does
+    not parse at all (a broken fixture is still a fixture, whose problem `fmt` reports)."""
+    try:
+        document = strictjson.loads(text)
+    except ValueError:
+        return True
+    return isinstance(document, dict) and "id" in document and "steps" in document

@@ -39,7 +39,14 @@ SDK_CHOSEN = (
 
 
 class RecordError(Exception):
-    """Recording cannot start or cannot be written; the message says why, for people."""
+    """Recording cannot start or cannot be written; the message says why, for people.
+
+    `status`: the exit status (2: bad input, or an SDK that failed the recording).
+    """
+
+    def __init__(self, message: str, status: int = 2) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 @dataclass
@@ -176,13 +183,18 @@ def record(draft: Path, command: str, *, first_wait: float = 5.0, settle: float 
     except (SessionError, TransportError) as exc:
         reason = getattr(exc, "reason", str(exc))
         stderr = (getattr(exc, "stderr", "") or session.discard()).rstrip()
+        session.shutdown()
         raise RecordError(
             f"the session with {command!r} ended early after {recording.frames} recorded "
             f"frame(s): {reason}; nothing was written"
             + (f"\nthe host's stderr (last lines):\n{stderr}" if stderr else "")
         ) from None
-    finally:
+    if recording.frames == 0:  # a host that hangs (or ignores the draft) recorded nothing
+        stderr = session.stderr_tail()
         session.shutdown()
+        message = f"the SDK answered none of the draft's sends within {first_wait:g} s (it hangs?)"
+        raise RecordError(_failed(message, stderr))
+    session.shutdown()
     result["steps"] = steps
     title = str(document.get("title", ""))
     result["title"] = title if title.startswith("DRAFT: ") else "DRAFT: " + title
@@ -268,6 +280,12 @@ def _reorder(node: object, order: list[str], template: object) -> object:
 
 def _keys(template: object) -> list[str]:
     return list(template) if isinstance(template, dict) else []
+
+
+def _failed(message: str, stderr: str) -> str:
+    """The failure, with the host's stderr tail when it said anything: nothing is recorded."""
+    tail = "\n".join(stderr.rstrip().splitlines()[-20:])
+    return f"{message}; nothing was recorded" + (f"\nthe SDK's stderr:\n{tail}" if tail else "")
 
 
 def write_recording(recording: Recording, path: Path, force: bool) -> None:

@@ -20,7 +20,13 @@ from fakepeer.authoring.docs import (
     section_refs,
 )
 from fakepeer.authoring.kinds import CAPABILITIES_1_0, EXPECT_KINDS, SEND_KINDS
-from fakepeer.cases import FixtureError, FixtureProblem, fixture_files, load_fixture_file
+from fakepeer.cases import (
+    FixtureError,
+    FixtureProblem,
+    default_fixture_dir,
+    fixture_files,
+    load_fixture_file,
+)
 
 RECORDED_SUFFIX = ".recorded.json"
 
@@ -34,7 +40,7 @@ def validate_paths(paths: Iterable[Path | str]) -> tuple[int, list[FixtureProble
     rfd = load_rfd()
     sections = protocol_sections()
     problems: list[FixtureProblem] = []
-    first_seen: dict[str, Path] = {}
+    first_seen: dict[str, Path] = corpus_ids(files)
     for file in files:
         if file.name.endswith(RECORDED_SUFFIX):
             problems.append(
@@ -65,6 +71,23 @@ def validate_paths(paths: Iterable[Path | str]) -> tuple[int, list[FixtureProble
     return len(files), _unique(problems)
 
 
+def corpus_ids(checked: list[Path]) -> dict[str, Path]:
+    """The ids of the repository's fixtures that are not among `checked` (id -> file).
+
+    `run` loads the corpus together with `--fixtures`, so a new fixture whose id the corpus
+    already uses is refused there: validate refuses it too. Ids are file names (`<id>.json`).
+    """
+    corpus = default_fixture_dir()
+    if not corpus.is_dir():
+        return {}
+    own = {file.resolve() for file in checked}
+    return {
+        file.stem: file
+        for file in sorted(corpus.rglob("*.json"))
+        if file.resolve() not in own and not file.name.endswith(RECORDED_SUFFIX)
+    }
+
+
 def _read(file: Path) -> object:
     try:
         return json.loads(file.read_text(encoding="utf-8"))
@@ -81,13 +104,6 @@ def semantic_problems(
     def problem(pointer: str, message: str) -> None:
         problems.append(FixtureProblem(file, pointer, message))
 
-    ident, category = document.get("id"), document.get("category")
-    if (
-        isinstance(ident, str)
-        and isinstance(category, str)
-        and not ident.startswith(category + ".")
-    ):
-        problem("/id", f"an id starts with its category and a dot ({category}.…), got {ident!r}")
     rule = document.get("rule")
     if isinstance(rule, dict):
         quote = rule.get("quote")

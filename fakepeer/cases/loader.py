@@ -28,6 +28,8 @@ from fakepeer.cases.model import (
 from fakepeer.cases.pointer import join
 from fakepeer.cases.root import active_root
 from fakepeer.cases.schema import schema_problems
+from fakepeer.protocol import strictjson
+from fakepeer.protocol.limits import MAX_FRAME_BYTES
 
 DEFAULT_VERSION = "1.0"
 
@@ -89,8 +91,11 @@ def load_fixture_file(file: Path) -> Fixture:
         text = file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise FixtureError([FixtureProblem(file, "", f"cannot read: {exc}")]) from None
-    try:
-        document = json.loads(text, object_pairs_hook=refuse_duplicate_keys)
+    try:  # strict: a repeated key, NaN, 1e400 or nesting past the limit is a fixture error
+        document = strictjson.loads(text)
+    except strictjson.StrictJsonError as exc:
+        problem = FixtureProblem(file, exc.pointer or "", f"not valid JSON: {exc.message}")
+        raise FixtureError([problem]) from None
     except ValueError as exc:
         raise FixtureError([FixtureProblem(file, "", f"not valid JSON: {exc}")]) from None
     fixture = fixture_from_document(document, file)
@@ -187,6 +192,7 @@ def _build_step(
         for key, value in extra.items():
             envelope.setdefault(key, value)
         payload = encode_envelope(envelope)
+        _check_frame_size(payload, path)
         return SendStep(envelope=envelope, payload=payload, exchange_id=envelope_id)
     if "send_raw" in raw:
         try:
@@ -196,12 +202,14 @@ def _build_step(
                 join((*path, "send_raw")),
                 "the text has a lone surrogate, so it has no UTF-8; use send_raw_base64",
             ) from None
+        _check_frame_size(payload, path)
         return RawSendStep(payload=payload, exchange_id=counter.for_raw(payload))
     if "send_raw_base64" in raw:
         try:
             payload = base64.b64decode(raw["send_raw_base64"], validate=True)
         except binascii.Error as exc:
             raise _StepProblem(join((*path, "send_raw_base64")), f"not base64: {exc}") from None
+        _check_frame_size(payload, path)
         return RawSendStep(payload=payload, exchange_id=counter.for_raw(payload))
     expect = raw["expect"]
     body = expand(expect["body"], (*path, "expect", "body"))
@@ -222,6 +230,16 @@ def _build_step(
         derive=derive,
         trace=trace,
     )
+
+
+def _check_frame_size(payload: bytes, path: tuple) -> None:
+    """A sent frame must fit a frame (§1): otherwise the run would blame the SDK for it."""
+    if not 1 <= len(payload) <= MAX_FRAME_BYTES:
+        raise _StepProblem(
+            join(path),
+            f"the frame sent here is {len(payload)} bytes; a frame holds 1 to {MAX_FRAME_BYTES} "
+            "bytes (docs/protocol.md §1)",
+        )
 
 
 def encode_envelope(envelope: dict) -> bytes:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from fakepeer.cases.pointer import join
 from fakepeer.protocol.canonical import CanonicalizationError, canonical_bytes
+from fakepeer.protocol.limits import MAX_FRAME_BYTES
 from fakepeer.protocol.values import plain_to_tagged
 
 Path = tuple[str | int, ...]
@@ -103,6 +104,13 @@ def _repeat(argument: object, path: Path) -> object:
         or argument["times"] < 0
     ):
         raise MacroError(join(path), '$repeat takes {"text": <string>, "times": <integer >= 0>}')
+    size = len(argument["text"].encode("utf-8", "surrogatepass")) * argument["times"]
+    if size > MAX_FRAME_BYTES:
+        raise MacroError(
+            join(path),
+            f"$repeat makes {size} bytes of text, more than a whole frame holds "
+            f"({MAX_FRAME_BYTES} bytes, docs/protocol.md §1)",
+        )
     return argument["text"] * argument["times"]
 
 

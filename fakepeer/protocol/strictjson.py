@@ -97,7 +97,7 @@ def _refuse_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                raise StrictJsonError(f"an object has the member {key!r} twice")
+                raise StrictJsonError(f"the member {key!r} appears twice in one object")
             seen.add(key)
     return result
 

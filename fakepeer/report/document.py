@@ -6,14 +6,22 @@ Its shape is published as report.schema.json; `FORMAT` names the version of that
 from __future__ import annotations
 
 import base64
+import functools
+import hashlib
 import json
 import re
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+
 from fakepeer import __version__, atomic
 from fakepeer.compare import MISSING, Finding
+from fakepeer.protocol import strictjson
+from fakepeer.protocol.limits import MAX_JSON_NESTING
 from fakepeer.protocol.version import PROTOCOL_VERSION
 from fakepeer.report.catalog import CaseInfo, Catalog
 from fakepeer.report.matrix import build_matrix
@@ -36,6 +44,19 @@ class RunInfo:
     timeout: float | None = None
     fixtures: int | None = None
     catalog: Catalog = field(default_factory=dict, compare=False)  # fixture id -> title, rule
+    #: What the whole selection was before sharding (`selection_of`): merge checks it.
+    selection: dict | None = None
+
+
+def selection_of(fixture_ids: Iterable[str]) -> dict:
+    """The fingerprint of a selection of fixtures: how many, and a hash of their sorted ids.
+
+    Every shard of one run records the same one, so `merge` can tell shards of one run from
+    reports of different fixture sets, and count the cases a complete merge must hold.
+    """
+    ids = sorted(set(fixture_ids))
+    digest = hashlib.sha256("\n".join(ids).encode("utf-8", "surrogatepass")).hexdigest()
+    return {"count": len(ids), "sha256": digest}
 
 
 def to_document(run: RunResult, info: RunInfo = RunInfo()) -> dict:
@@ -48,6 +69,7 @@ def to_document(run: RunResult, info: RunInfo = RunInfo()) -> dict:
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "strict": run.strict,
         "shard": info.shard,
+        "selection": info.selection,
         "case_timeout": info.timeout,
         "exit_status": run.exit_status(),
         "interrupted": run.interrupted,
@@ -116,14 +138,30 @@ def _escape_surrogate(match: re.Match[str]) -> str:
 
 
 def read_document(path: Path) -> dict:
-    """Read a JSON report; raise ReportError for anything that is not one."""
+    """Read a JSON report and check it against report.schema.json; ReportError (one line) for
+    anything that is not one."""
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        document = strictjson.loads(path.read_bytes(), max_nesting=REPORT_NESTING)
+    except (OSError, ValueError) as exc:
         raise ReportError(f"{path}: cannot read the report: {exc}") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise ReportError(f"{path}: not a {FORMAT} report")
+    error = best_match(_report_validator().iter_errors(document))
+    if error is not None:
+        pointer = "".join(f"/{part}" for part in error.absolute_path) or "(root)"
+        message = error.message if len(error.message) <= 200 else error.message[:200] + "..."
+        raise ReportError(f"{path}: not a valid {FORMAT} report: at {pointer}: {message}")
     return document
+
+
+#: A report holds SDK frames (nested up to MAX_JSON_NESTING) a few levels down.
+REPORT_NESTING = MAX_JSON_NESTING + 16
+
+
+@functools.cache
+def _report_validator() -> Draft202012Validator:
+    schema = json.loads((Path(__file__).parent / "report.schema.json").read_text("utf-8"))
+    return Draft202012Validator(schema)
 
 
 def run_from_document(document: dict) -> RunResult:

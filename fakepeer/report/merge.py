@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fakepeer.cases.selection import Shard
 from fakepeer.report.catalog import CaseInfo, catalog_from_document
 from fakepeer.report.document import ReportError, read_document, run_from_document
 from fakepeer.session.results import RunResult, SdkRun
@@ -21,25 +22,39 @@ class Merged:
 
     run: RunResult
     catalog: dict[str, CaseInfo] = field(default_factory=dict)
+    #: The selection all the reports were shards of (None when unknown or mixed).
+    selection: dict | None = None
 
 
-def merge_reports(paths: Sequence[Path]) -> RunResult:
+def merge_reports(paths: Sequence[Path], **checks: bool) -> RunResult:
     """Combine shard reports; a case reported by two shards for one SDK is an error."""
-    return merge_documents(paths).run
+    return merge_documents(paths, **checks).run
 
 
-def merge_documents(paths: Sequence[Path]) -> Merged:
-    """As merge_reports, keeping the fixture catalog too (for the HTML report)."""
+def merge_documents(
+    paths: Sequence[Path], *, allow_partial: bool = False, allow_mixed: bool = False
+) -> Merged:
+    """As merge_reports, keeping the fixture catalog too (for the HTML report).
+
+    Every input is checked against the report schema. Unless told otherwise, the reports must
+    be of one selection of fixtures (`allow_mixed`) and together hold all of it: every shard
+    1..N once, every selected case for every SDK (`allow_partial`). An interrupted shard makes
+    the merged run interrupted.
+    """
     if not paths:
         raise ReportError("merge needs at least one report")
+    documents = [(path, read_document(path)) for path in paths]
+    selection = _common_selection(documents, allow_mixed)
+    if not allow_partial:
+        _check_shards(documents)
     merged: dict[str, SdkRun] = {}
     catalog: dict[str, CaseInfo] = {}
-    strict = False
-    for path in paths:
-        document = read_document(path)
+    strict = interrupted = False
+    for path, document in documents:
         run = run_from_document(document)
         catalog.update(catalog_from_document(document))
         strict = strict or run.strict
+        interrupted = interrupted or run.interrupted
         for sdk in run.sdks:
             target = merged.get(sdk.label)
             if target is None:
@@ -48,7 +63,65 @@ def merge_documents(paths: Sequence[Path]) -> Merged:
             _absorb(target, sdk, path)
     for sdk in merged.values():
         sdk.results.sort(key=lambda case: case.id)
-    return Merged(RunResult(sdks=list(merged.values()), strict=strict), catalog)
+        if not allow_partial and selection is not None and len(sdk.results) != selection["count"]:
+            raise ReportError(
+                f"{sdk.label}: the reports hold {len(sdk.results)} of the "
+                f"{selection['count']} selected cases (a shard missing?); "
+                "pass --allow-partial to merge them anyway"
+            )
+    run = RunResult(sdks=list(merged.values()), strict=strict, interrupted=interrupted)
+    return Merged(run, catalog, selection)
+
+
+def _common_selection(documents: list[tuple[Path, dict]], allow_mixed: bool) -> dict | None:
+    """The selection every report recorded; ReportError when they differ (unless allowed)."""
+    selections = [(path, document.get("selection")) for path, document in documents]
+    known = [(path, selection) for path, selection in selections if selection is not None]
+    if not known:
+        return None
+    first_path, first = known[0]
+    for path, selection in known[1:]:
+        if selection != first and not allow_mixed:
+            raise ReportError(
+                f"{path} and {first_path} are runs of different fixture selections "
+                f"({selection['count']} and {first['count']} fixtures); pass --allow-mixed "
+                "to merge them anyway"
+            )
+    if allow_mixed and any(selection != first for _, selection in known):
+        return None
+    return first if len(known) == len(documents) else None
+
+
+def _check_shards(documents: list[tuple[Path, dict]]) -> None:
+    """Shards K/N of one run: each of 1..N exactly once."""
+    shards = [(path, Shard.parse(d["shard"])) for path, d in documents if _is_shard(d.get("shard"))]
+    if not shards:
+        return
+    counts = {shard.count for _, shard in shards}
+    if len(counts) > 1 or len(shards) != len(documents):
+        raise ReportError(
+            "the reports are not the shards of one run (shard counts "
+            f"{sorted(str(d.get('shard')) for _, d in documents)}); "
+            "pass --allow-partial to merge them anyway"
+        )
+    (count,) = counts
+    present = sorted(shard.index for _, shard in shards)
+    missing = sorted(set(range(1, count + 1)) - set(present))
+    if missing:
+        listed = ", ".join(f"{index}/{count}" for index in missing)
+        raise ReportError(
+            f"incomplete shard set: shard {listed} missing; pass --allow-partial to merge anyway"
+        )
+
+
+def _is_shard(text: object) -> bool:
+    if not isinstance(text, str):
+        return False
+    try:
+        Shard.parse(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _absorb(target: SdkRun, sdk: SdkRun, path: Path) -> None:

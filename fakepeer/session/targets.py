@@ -10,6 +10,7 @@ from pathlib import Path
 
 from fakepeer.cases.loader import repository_root
 from fakepeer.transport.base import Transport
+from fakepeer.transport.inprocess import PREFIX, InProcessTransport, PythonHostError, load_host
 from fakepeer.transport.process import CommandError, SubprocessTransport, parse_command
 
 
@@ -27,7 +28,19 @@ def default_python_host() -> Path:
 
 
 def command_target(command: str, cwd: Path | None = None) -> SdkTarget:
-    """An SDK started from a shell-like command line; raises CommandError when it cannot start."""
+    """An SDK started from a shell-like command line; raises CommandError when it cannot start.
+
+    `python:[PATH:]MODULE:FUNCTION` names a host written in Python, run in the bench's own
+    process through the in-process transport (see `transport/inprocess.py`).
+    """
+    if command.startswith(PREFIX):
+        try:
+            host = load_host(command)
+        except PythonHostError as exc:
+            raise CommandError(str(exc)) from None
+        return SdkTarget(
+            label=command, command=[command], factory=lambda: InProcessTransport(host, command)
+        )
     argv = parse_command(command, cwd)
     return SdkTarget(
         label=command, command=argv, factory=lambda: SubprocessTransport(argv, cwd=cwd)

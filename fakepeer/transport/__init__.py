@@ -1,8 +1,26 @@
-"""Transports to an SDK: framing, a subprocess host, and an in-memory mock."""
+"""Transports to an SDK host: the one contract (`base.Transport`) and what implements it.
+
+- `process.SubprocessTransport`: a host program, frames on its stdin/stdout (`--sdk CMD`);
+  `containment` finds every process it starts so none outlives the run.
+- `inprocess.InProcessTransport`: a host written in Python, run on a thread of the bench
+  (`--sdk python:[PATH:]MODULE:FUNCTION`), frames through in-memory pipes.
+- `mock.MockTransport`: a Python callable answers each frame (tests).
+
+The session layer sees only `Transport`: `send`/`send_many` and `receive` of whole payloads
+with absolute deadlines, `close(wait=...)`, and optional `ready`, `exit_status`, `exit_note`
+and the `stderr` ring, which have defaults. A new kind of transport is one new module here
+plus one branch in `session/targets.py` that picks it from the `--sdk` text. For example an
+HTTP request-response transport (`--sdk http://host:port/conform`) would subclass Transport,
+queue the frames given to `send_many`, POST them when `receive` is called (with the deadline
+as the request timeout), queue the answer frames the response carries and hand them out one
+by one; `ready` would say whether any are queued, and `close` would POST `conform.shutdown`.
+Nothing else in the bench would change.
+"""
 
 from fakepeer.transport.base import Transport
 from fakepeer.transport.errors import FrameError, TransportClosed, TransportError, TransportTimeout
 from fakepeer.transport.framing import FrameDecoder, encode_frame
+from fakepeer.transport.inprocess import InProcessTransport
 from fakepeer.transport.mock import MockTransport, json_handler
 from fakepeer.transport.process import CommandError, SubprocessTransport, close_all, parse_command
 
@@ -10,6 +28,7 @@ __all__ = [
     "CommandError",
     "FrameDecoder",
     "FrameError",
+    "InProcessTransport",
     "MockTransport",
     "SubprocessTransport",
     "Transport",

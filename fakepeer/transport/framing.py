@@ -10,9 +10,13 @@ import struct
 
 from fakepeer.protocol.limits import MAX_FRAME_BYTES
 from fakepeer.transport.errors import FrameError
+from fakepeer.transport.ring import neutralised
 
 HEADER = struct.Struct(">I")
 HEADER_SIZE = HEADER.size
+#: Bytes of a bad frame's start quoted when they are text (a banner printed on stdout).
+TEXT_SAMPLE_BYTES = 120
+_TEXT = frozenset(range(0x20, 0x7F)) | {0x09, 0x0A, 0x0D}
 
 
 def check_length(length: int, limit: int = MAX_FRAME_BYTES) -> None:
@@ -57,11 +61,12 @@ class FrameDecoder:
                 try:
                     check_length(length, self.limit)
                 except FrameError as exc:
-                    self._broken = exc
+                    start = bytes(buffer[offset : offset + TEXT_SAMPLE_BYTES])
+                    self._broken = _explained(exc, start)
                     buffer.clear()
                     if frames:  # hand out what was good; the error comes on the next feed
                         return frames
-                    raise
+                    raise self._broken from None
                 offset += HEADER_SIZE
                 self._needed = length
             end = offset + self._needed
@@ -80,3 +85,17 @@ class FrameDecoder:
     @property
     def broken(self) -> FrameError | None:
         return self._broken
+
+
+def _explained(error: FrameError, start: bytes) -> FrameError:
+    """When the "length" is text, say so and quote it: the host printed to stdout."""
+    if len(start) < HEADER_SIZE or not all(byte in _TEXT for byte in start[:HEADER_SIZE]):
+        return error
+    text = start.decode("utf-8", "replace")
+    cut = next((i for i, char in enumerate(text) if ord(char) < 0x20 and char != " "), None)
+    line = text if cut is None else text[:cut]
+    shown = neutralised(line if line.strip() else text)
+    return FrameError(
+        f"{error.detail}: its output starts with text, not a frame: {shown!r} "
+        "(a host writes its logs to stderr; stdout carries frames only)"
+    )

@@ -57,7 +57,10 @@ class CommandError(ValueError):
 
 def parse_command(command: str | Sequence[str], cwd: Path | None = None) -> list[str]:
     """Split an SDK command (shlex); a program path with a `/` is relative to cwd."""
-    argv = shlex.split(command) if isinstance(command, str) else list(command)
+    try:
+        argv = shlex.split(command) if isinstance(command, str) else list(command)
+    except ValueError as exc:  # an unclosed quote
+        raise CommandError(f"cannot split the SDK command {command!r}: {exc}") from None
     if not argv:
         raise CommandError("the SDK command is empty")
     program = argv[0]
@@ -65,6 +68,11 @@ def parse_command(command: str | Sequence[str], cwd: Path | None = None) -> list
         path = Path(program)
         if not path.is_absolute():
             path = (cwd or Path.cwd()) / path
+        if path.is_dir():
+            raise CommandError(
+                f"the SDK command {program!r} is a folder ({path}); name the conformance host "
+                "program inside it (for example its `conform` script)"
+            )
         if not path.is_file():
             raise CommandError(f"the SDK command {program!r} does not exist ({path})")
         if not os.access(path, os.X_OK):

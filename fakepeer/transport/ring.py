@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import threading
+
+#: Control characters a terminal acts on (CSI, OSC, bell, carriage return...), C1 included;
+#: tab and newline stay.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: Lines a CI system reads as commands: GitHub `::error ...`, Azure `##vso[...]` / `##[...]`.
+_CI_COMMAND = re.compile(r"(?m)^([ \t]*)([:#])(?=:|#vso\[|#\[)")
 
 
 class RingBuffer:
@@ -32,10 +39,19 @@ class RingBuffer:
             self.dropped = 0
 
     def text(self) -> str:
-        """The tail as text, noting how much was dropped before it."""
+        """The tail as text, safe to print: noting how much was dropped before it, with control
+        characters and CI command lines escaped (`\\x1b`, `\\x3a:error`), so a host's stderr
+        cannot drive the terminal or the CI system that shows the bench's output."""
         with self._lock:
-            body = self._data.decode("utf-8", "replace")
+            body = neutralised(self._data.decode("utf-8", "replace"))
             dropped = self.dropped
         if dropped:
             return f"[... {dropped} earlier bytes of stderr dropped ...]\n{body}"
         return body
+
+
+def neutralised(text: str) -> str:
+    """`text` with terminal control characters and CI command prefixes written as escapes."""
+    text = text.replace("\r\n", "\n")
+    text = _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+    return _CI_COMMAND.sub(lambda match: f"{match.group(1)}\\x{ord(match.group(2)):02x}", text)

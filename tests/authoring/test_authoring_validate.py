@@ -103,11 +103,27 @@ def test_id_must_match_file_and_category(runner, app, tmp_path) -> None:
     assert "values.moved.json: /category:" in result.output
 
 
-def test_id_must_start_with_category(runner, app, tmp_path) -> None:
+def test_validate_and_run_agree_on_the_id_rule(runner, app, tmp_path) -> None:
+    """Issue 10 problem 10: validate demanded a `<category>.` prefix that run (and
+    docs/fixtures.md) did not; the rule is the pattern, uniqueness and the file name."""
     write_fixture(tmp_path, fixture_document("sample-no-prefix"))
     result = _validate(runner, app, tmp_path)
-    assert result.exit_code == 2
-    assert "/id: an id starts with its category" in result.output
+    assert "/id:" not in result.output, result.output
+    listed = runner.invoke(
+        app, ["run", "--fixtures", str(tmp_path), "--no-default-fixtures", "--list"]
+    )
+    assert listed.exit_code == 0 and "sample-no-prefix" in listed.output, listed.output
+
+
+def test_validate_refuses_an_id_the_corpus_already_uses(runner, app, tmp_path) -> None:
+    """Issue 10 problem 10: validate passed a file whose id run then refused as a duplicate."""
+    document = fixture_document("values.bytes-empty")
+    write_fixture(tmp_path, document)
+    result = _validate(runner, app, tmp_path)
+    assert result.exit_code == 2, result.output
+    assert "values.bytes-empty.json: /id: id 'values.bytes-empty' is also used by" in result.output
+    ran = runner.invoke(app, ["run", "--fixtures", str(tmp_path), "--list"])
+    assert "is also used by" in str(ran.exception), "run refuses it too"
 
 
 def test_duplicate_ids(runner, app, tmp_path) -> None:

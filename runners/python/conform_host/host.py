@@ -258,6 +258,12 @@ def _is_timeout(value: Any) -> bool:
     return is_str(value) or (type(value) is int)
 
 
+def serve(reader: BinaryIO, writer: BinaryIO) -> int:
+    """Serve one session on the given binary streams: the bench's in-process transport calls
+    this (`--sdk python:runners/python:conform_host.host:serve`)."""
+    return Host(reader, writer).serve()
+
+
 def main() -> int:
     """Run the host on the process's binary stdin/stdout; logs go to stderr only."""
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="conform-py: %(message)s")

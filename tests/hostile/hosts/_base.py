@@ -67,3 +67,8 @@ def serve(hook: Hook) -> int:
 
     reference.Host.handle = handle
     return reference.main()
+
+
+def write_frame_raw(payload: bytes) -> None:
+    """One length-prefixed frame holding exactly `payload` (no encoding by the SDK)."""
+    write_raw(len(payload).to_bytes(4, "big") + payload)

@@ -1,0 +1,198 @@
+"""An SDK host written in Python, run inside the bench's own process (`--sdk python:...`).
+
+The host is a function `serve(reader, writer) -> int | None` that speaks the same framed
+protocol as a subprocess host does on stdin/stdout (§12): it reads frames from `reader` (a
+binary stream: `read(n)` returns up to n bytes, b"" at end of input) and writes frames to
+`writer` (`write` and `flush`), until `conform.shutdown` or end of input. It runs on its own
+thread; the bench talks to it through two in-memory pipes, so the fixtures, the session and
+every check run unchanged. What it cannot do that a process can: be killed. A host that hangs
+is abandoned on its (daemon) thread once the case times out; its pipes are closed so it ends
+at its next read or write.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import BinaryIO
+
+from fakepeer.transport.base import Transport
+from fakepeer.transport.errors import TransportClosed, TransportError, TransportTimeout
+from fakepeer.transport.framing import FrameDecoder, encode_frame
+
+#: A Python conformance host: serves frames from `reader` to `writer`; its exit status.
+HostFunction = Callable[[BinaryIO, BinaryIO], "int | None"]
+#: Stack for the host's thread: deeply nested frames must reach the host's own refusal.
+HOST_STACK_BYTES = 256 * 1024 * 1024
+PREFIX = "python:"
+
+
+class PythonHostError(ValueError):
+    """`--sdk python:...` names no usable host function."""
+
+
+def load_host(spec: str) -> HostFunction:
+    """`python:[PATH:]MODULE:FUNCTION` -> the function; PATH is added to sys.path first."""
+    parts = spec.removeprefix(PREFIX).split(":")
+    if len(parts) not in (2, 3) or not all(parts):
+        raise PythonHostError(
+            f"--sdk {spec!r}: expected python:MODULE:FUNCTION or python:PATH:MODULE:FUNCTION"
+        )
+    *path, module_name, function_name = parts
+    if path:
+        folder = Path(path[0]).resolve()
+        if not folder.is_dir():
+            raise PythonHostError(f"--sdk {spec!r}: {path[0]} is not a folder")
+        if str(folder) not in sys.path:
+            sys.path.insert(0, str(folder))
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:  # noqa: BLE001 - any import failure is the host's, said in one line
+        raise PythonHostError(f"--sdk {spec!r}: cannot import {module_name}: {exc}") from None
+    function = getattr(module, function_name, None)
+    if not callable(function):
+        raise PythonHostError(f"--sdk {spec!r}: {module_name} has no function {function_name}")
+    return function
+
+
+class _Pipe:
+    """A one-way in-memory byte pipe with blocking reads (the host's stdin or stdout)."""
+
+    def __init__(self) -> None:
+        self._data = bytearray()
+        self._ready = threading.Condition()
+        self._closed = False
+
+    def write(self, data: bytes) -> int:
+        with self._ready:
+            if self._closed:
+                raise BrokenPipeError("the bench closed this pipe")
+            self._data += data
+            self._ready.notify_all()
+        return len(data)
+
+    def flush(self) -> None:
+        return None
+
+    def read(self, size: int = -1, deadline: float | None = None) -> bytes:
+        """Up to `size` bytes once any are there; b"" at end; TimeoutError past `deadline`."""
+        with self._ready:
+            while not self._data and not self._closed:
+                wait = None if deadline is None else deadline - time.monotonic()
+                if wait is not None and wait <= 0:
+                    raise TimeoutError
+                self._ready.wait(wait)
+            size = len(self._data) if size is None or size < 0 else size
+            chunk = bytes(self._data[:size])
+            del self._data[:size]
+            return chunk
+
+    def has_data(self) -> bool:
+        with self._ready:
+            return bool(self._data) or self._closed
+
+    def close(self) -> None:
+        with self._ready:
+            self._closed = True
+            self._ready.notify_all()
+
+
+class InProcessTransport(Transport):
+    """Runs `host(reader, writer)` on a thread and frames through two in-memory pipes."""
+
+    def __init__(self, host: HostFunction, name: str = "python-host") -> None:
+        super().__init__()
+        self._to_host, self._from_host = _Pipe(), _Pipe()
+        self._decoder = FrameDecoder()
+        self._frames: deque[bytes] = deque()
+        self._status: int | None = None
+        self._failure = ""
+        self._closed = False
+        self._thread = _start_thread(lambda: self._serve(host), name)
+
+    def _serve(self, host: HostFunction) -> None:
+        try:
+            status = host(self._to_host, self._from_host)  # type: ignore[arg-type]
+            self._status = 0 if status is None else int(status)
+        except Exception as exc:  # noqa: BLE001 - the host's crash, reported as its stderr
+            self._failure = f"{type(exc).__name__}: {exc}"
+            self.stderr.write(f"the host function raised {self._failure}\n".encode())
+            self._status = 1
+        finally:
+            self._from_host.close()
+
+    def send(self, payload: bytes, deadline: float | None = None) -> None:
+        self.send_many([payload], deadline)
+
+    def send_many(self, payloads: Sequence[bytes], deadline: float | None = None) -> None:
+        """The pipe has no capacity limit, so a write never waits (the deadline is moot)."""
+        self._check_open()
+        try:
+            self._to_host.write(b"".join(encode_frame(payload) for payload in payloads))
+        except BrokenPipeError:
+            raise TransportClosed(self._ended("closed its input")) from None
+
+    def receive(self, deadline: float | None = None) -> bytes:
+        self._check_open()
+        while not self._frames:
+            try:
+                data = self._from_host.read(-1, deadline)
+            except TimeoutError:
+                raise TransportTimeout("sent no complete frame before the deadline") from None
+            if not data:
+                pending = self._decoder.pending_bytes
+                what = f"inside a frame ({pending} bytes pending)" if pending else ""
+                raise TransportClosed(self._ended(f"closed its output {what}".strip()))
+            self._frames.extend(self._decoder.feed(data))
+        return self._frames.popleft()
+
+    def ready(self) -> bool:
+        return self._closed or bool(self._frames) or self._from_host.has_data()
+
+    def exit_status(self) -> int | None:
+        return self._status
+
+    def exit_note(self, *, hung: bool = False) -> str | None:
+        if self._status is None:
+            return None
+        how = f"raised {self._failure}" if self._failure else f"returned {self._status}"
+        return f"the host function had already {how}"
+
+    def close(self, wait: float = 0.0) -> None:
+        """End of input for the host; wait up to `wait` seconds for its function to return."""
+        if self._closed:
+            return
+        self._closed = True
+        self._to_host.close()
+        self._thread.join(max(0.0, wait))
+        self._from_host.close()  # a host still running fails at its next write
+
+    def _ended(self, what: str) -> str:
+        self._thread.join(0.2)
+        note = self.exit_note()
+        return f"{what}; {note}" if note else what
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise TransportError("the in-process host was already closed")
+
+
+def _start_thread(target: Callable[[], None], name: str) -> threading.Thread:
+    """A daemon thread with a large stack, like a host process's main thread."""
+    lock = _STACK_LOCK
+    with lock:
+        previous = threading.stack_size(HOST_STACK_BYTES)
+        try:
+            thread = threading.Thread(target=target, name=name, daemon=True)
+            thread.start()
+        finally:
+            threading.stack_size(previous)
+    return thread
+
+
+_STACK_LOCK = threading.Lock()
