@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from fakepeer import atomic
 from fakepeer.protocol.messages import KINDS
 from fakepeer.protocol.shapes import COMMON_DEFS, COMMON_TITLE
 
@@ -78,6 +79,6 @@ def write_schemas(folder: Path = SCHEMA_DIR) -> list[Path]:
     written = []
     for name, document in documents.items():
         path = folder / name
-        path.write_text(render(document), encoding="utf-8")
+        atomic.write_text(path, render(document))
         written.append(path)
     return written
