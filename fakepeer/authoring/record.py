@@ -8,7 +8,6 @@ refuses until a person has checked every expect and saved it as `<id>.json`.
 from __future__ import annotations
 
 import copy
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,7 @@ from fakepeer.authoring.formatting import format_document
 from fakepeer.authoring.validate import RECORDED_SUFFIX
 from fakepeer.cases import FixtureError, fixture_from_document
 from fakepeer.cases.model import RawSendStep, SendStep
+from fakepeer.protocol import strictjson
 from fakepeer.session.sdk import SdkSession, SessionError, decode
 from fakepeer.session.targets import command_target
 from fakepeer.transport.errors import TransportError, TransportTimeout
@@ -72,7 +72,7 @@ def draft_path(draft: Path, fixture_id: str, out: Path | None) -> Path:
 def load_draft(draft: Path) -> dict:
     """Read the draft fixture document (JSON object with at least id and steps)."""
     try:
-        document = json.loads(draft.read_text(encoding="utf-8"))
+        document = strictjson.loads(draft.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise RecordError(f"{draft}: cannot read the draft: {exc}") from None
     if not isinstance(document, dict) or not isinstance(document.get("id"), str):

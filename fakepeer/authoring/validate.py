@@ -7,7 +7,6 @@ right way, the capabilities exist. Problems name the file, a JSON pointer and wh
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -27,6 +26,7 @@ from fakepeer.cases import (
     fixture_files,
     load_fixture_file,
 )
+from fakepeer.protocol import strictjson
 
 RECORDED_SUFFIX = ".recorded.json"
 
@@ -90,7 +90,7 @@ def corpus_ids(checked: list[Path]) -> dict[str, Path]:
 
 def _read(file: Path) -> object:
     try:
-        return json.loads(file.read_text(encoding="utf-8"))
+        return strictjson.loads(file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
         return None  # the loader has already reported it
 
