@@ -191,7 +191,7 @@ def test_record_against_a_hanging_host_fails_loudly(tmp_path: Path, small: Path)
         "fixtures", "record", "--sdk", host_command("hang_on_case.py", "hostile.case-01"),
         "--from", str(draft), "--out", str(tmp_path / "x.recorded.json"), "--wait", "1",
     )  # fmt: skip
-    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.returncode == 2, done.stdout + done.stderr
     assert "hanging on hostile.case-01" in done.stderr, "the host's stderr is shown"
     assert not (tmp_path / "x.recorded.json").exists()
 
