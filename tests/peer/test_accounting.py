@@ -99,8 +99,8 @@ def test_huge_answers_keep_only_bounded_evidence() -> None:
         for finding in case.findings:
             for value in (finding.expected, finding.actual):
                 assert len(json.dumps(value, default=str)) <= REPORTED_VALUE_CHARS + 2000
-        received = [r for r in case.wire if r.direction == "received"][-1].to_json()
-        assert received["truncated"] is True and received["size"] > HUGE
+        received = [r.to_json() for r in case.wire if r.direction == "received"]
+        assert any(r.get("truncated") and r["size"] > HUGE for r in received), "the answer's trace"
 
 
 def _raw(envelope: dict) -> list:
