@@ -15,6 +15,7 @@ from pathlib import Path
 from fakepeer.cases.conformity import message_problems
 from fakepeer.cases.errors import FixtureError, FixtureProblem
 from fakepeer.cases.exchanges import ExchangeCounter
+from fakepeer.cases.lifecycle import is_lifecycle, lifecycle_fixture
 from fakepeer.cases.macros import MacroError, expand
 from fakepeer.cases.model import (
     ExpectedTrace,
@@ -113,6 +114,8 @@ def load_fixture_file(file: Path) -> Fixture:
 
 def fixture_from_document(document: object, file: Path | None = None) -> Fixture:
     """Check one fixture document against the schema and build the runnable Fixture."""
+    if is_lifecycle(document):
+        return lifecycle_fixture(document, file)  # type: ignore[arg-type]
     problems = schema_problems(document, file)
     if problems:
         raise FixtureError(problems)

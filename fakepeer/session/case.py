@@ -91,6 +91,10 @@ def _play(
             )
         session.clear_stderr()
         session.reset(deadline, wire)
+        if fixture.lifecycle is not None:  # a whole run, played by the model server
+            from fakepeer.server.lifecycle import play_lifecycle
+
+            findings.extend(play_lifecycle(session, fixture, deadline, wire))
         steps = fixture.steps
         for index, step in enumerate(steps):
             if isinstance(step, SendStep):
