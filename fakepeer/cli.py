@@ -344,10 +344,12 @@ def merge(
 # and the fuzz engineer's `ryusen-conform fuzz` next to them.
 from fakepeer.authoring.cli import fixtures_app, register_commands  # noqa: E402
 from fakepeer.fuzz.cli import register_commands as register_fuzz_commands  # noqa: E402
+from fakepeer.server.simulate import register_commands as register_simulate_commands  # noqa: E402
 
 app.add_typer(fixtures_app, name="fixtures")
 register_commands(app)
 register_fuzz_commands(app)
+register_simulate_commands(app)
 
 
 # ----------------------------------------------------------------------------- entry point

@@ -30,7 +30,7 @@ from fakepeer.authoring.docs import (
 from fakepeer.cases import Fixture, load_fixtures, repository_root
 
 #: Modules that add citations (each defines `citations()`); other helpers append theirs here.
-CITATION_MODULES: list[str] = []
+CITATION_MODULES: list[str] = ["fakepeer.server.rules"]
 
 
 @dataclass(frozen=True)

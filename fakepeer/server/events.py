@@ -23,6 +23,7 @@ class AcceptedEvent:
     accepted_ms: int
     position: int
     source: str  # "submitted" or the emitting (run, step)
+    routing_generation: str | None = None  # the workspace routing generation it acknowledged
 
 
 @dataclass
@@ -65,6 +66,7 @@ class EventLog:
         metadata: dict[str, str],
         now_ms: int,
         source: str,
+        routing_generation: str | None = None,
     ) -> tuple[AcceptedEvent, bool]:
         """Accept an event once per identity: (the record, whether it is new).
 
@@ -75,7 +77,14 @@ class EventLog:
         if earlier is not None:
             return earlier, False
         event = AcceptedEvent(
-            event_id, name, payload, dict(metadata), now_ms, self.next_position(), source
+            event_id,
+            name,
+            payload,
+            dict(metadata),
+            now_ms,
+            self.next_position(),
+            source,
+            routing_generation,
         )
         self.events.append(event)
         self.by_identity[event_id] = event

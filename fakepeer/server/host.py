@@ -19,6 +19,8 @@ from fakepeer.session.sdk import CONFORM_SCOPE, SdkSession, SessionError, decode
 from fakepeer.session.wire import WireLog
 from fakepeer.transport.errors import TransportError
 
+#: Seconds a host restart may take (as `session.case.STARTUP_SECONDS`; not counted in the case).
+STARTUP_SECONDS = 10.0
 #: Seconds one exchange with the host may take when the caller gives no deadline.
 EXCHANGE_SECONDS = 10.0
 
@@ -47,6 +49,8 @@ class HostLink:
         self.admission_open = True
         self.restarts = 0
         self.last_request_id = ""
+        #: Called after every (re)start with the host's `register` body (the server records it).
+        self.on_start: Callable[[dict], None] | None = None
 
     # ----------------------------------------------------------------- plumbing
 
@@ -125,6 +129,11 @@ class HostLink:
             raise HostFault(f"expected conform.publication_outcome, got {outcome.get('kind')!r}")
         return body
 
+    @property
+    def register_body(self) -> dict | None:
+        """The host's current `register` body (§7.1), once it registered."""
+        return self.session.register_body
+
     def restart(self) -> None:
         """Shut the host down and start a new one (handshake included), environment re-applied."""
         self.session.shutdown()
@@ -132,10 +141,15 @@ class HostLink:
 
     def _start(self) -> None:
         self.restarts += 1
-        try:
-            self.session.ensure_started(self._deadline(), self.wire)
+        started = time.monotonic()
+        try:  # as between cases, (re)starting does not eat into the case's time
+            self.session.ensure_started(started + STARTUP_SECONDS, self.wire)
         except (TransportError, SessionError) as exc:
             raise HostFault(f"could not restart the host: {_reason(exc)}") from None
+        if self.case_deadline is not None:
+            self.case_deadline += time.monotonic() - started
+        if self.on_start is not None and self.session.register_body is not None:
+            self.on_start(self.session.register_body)
         for key, value in self.ambient.items():
             self._control("conform.set_ambient", {"key": key, "value": value})
         if not self.admission_open:

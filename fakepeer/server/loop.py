@@ -17,6 +17,7 @@ from fakepeer.protocol.manifest import ManifestStore
 from fakepeer.server.clock import Scheduler, VirtualClock
 from fakepeer.server.events import AcceptedEvent, EventLog, Wait
 from fakepeer.server.host import HostFault, HostLink
+from fakepeer.server.releases import ReleaseRegistry, Requirement
 from fakepeer.server.retry import ADMISSION_RETRY_MS
 from fakepeer.server.script import Fault, ScriptItem
 from fakepeer.server.state import (
@@ -121,8 +122,6 @@ class RunReport:
 class _Env:
     scope: dict = field(default_factory=lambda: dict(CONFORM_SCOPE))
     functions: dict[str, int | None] = field(default_factory=dict)  # id -> timeout_ms
-    triggers: list[dict] = field(default_factory=list)
-    routing_generation: str | None = None
 
 
 class ModelServer:
@@ -134,8 +133,12 @@ class ModelServer:
         *,
         max_invocations: int = DEFAULT_MAX_INVOCATIONS,
         keep_frames: bool = False,
+        policy_timeout_ms: int | None = None,
     ) -> None:
         self.link = link
+        self.policy_timeout_ms = policy_timeout_ms
+        self.releases = ReleaseRegistry()
+        link.on_start = self._register_worker
         self.clock = VirtualClock()
         self.scheduler = Scheduler(self.clock)
         self.events = EventLog()
@@ -152,6 +155,7 @@ class ModelServer:
         self._pending: dict[str, list] = {}
         self._stopped: str | None = None
         self._host_fault: str | None = None
+        self._queued: list[Any] = []
 
     # ================================================================= entry point
 
@@ -200,14 +204,55 @@ class ModelServer:
         )
 
     def _publish(self) -> None:
-        """Learn the registry (function timeouts, triggers) from the host's own publication."""
+        """Learn the registry (function timeouts) from the host's own publication [S35]."""
+        if self.link.register_body is not None:
+            self._register_worker(self.link.register_body)
         manifest = self.link.publish(self.store)
         for function in manifest.get("functions", []):
             timeout = function.get("timeout_ms")
             self.env.functions[function["id"]] = int(timeout) if timeout is not None else None
-        self.env.triggers = list(manifest.get("triggers", []))
+
+    def _register_worker(self, body: dict) -> None:
+        """A (re)connected worker: its release keeps its commit position [S52, S53]; work
+        queued for lack of a worker is offered again."""
+        self.releases.register(self.env.scope, body)
+        queued, self._queued = self._queued, []
+        for action in queued:
+            self.scheduler.soon(action, "queued work")
+
+    def _worker_for(self, run: RunState, action: Any) -> bool:
+        """Whether a compatible live worker can take the run's next work; if none, the work
+        stays durable and queued until one registers [S58, S60]."""
+        if self.releases.route(self.env.scope, Requirement(run.function_id)) is not None:
+            return True
+        self._note(run, "no compatible live worker: work queued")
+        self._queued.append(action)
+        return False
+
+    def routing_generation(self) -> str | None:
         head = self.store.workspace_head(self.env.scope["workspace_id"])
-        self.env.routing_generation = head.generation_id if head is not None else None
+        return head.generation_id if head is not None else None
+
+    def triggers_at(self, generation_id: str | None) -> list[tuple[str, Any]]:
+        """(application, trigger binding) of the frozen routing generation [S43, S31]."""
+        workspace_id = self.env.scope["workspace_id"]
+        routing = next(
+            (
+                generation
+                for generation in self.store.workspace_generations(workspace_id)
+                if generation.generation_id == generation_id
+            ),
+            None,
+        )
+        if routing is None:
+            return []
+        found = []
+        for application_id, app_generation in routing.applications.items():
+            scope = {"workspace_id": workspace_id, "application_id": application_id}
+            for generation in self.store.application_generations(scope):
+                if generation.generation_id == app_generation:
+                    found.extend((application_id, trigger) for trigger in generation.triggers)
+        return found
 
     # ================================================================= runs
 
@@ -226,6 +271,8 @@ class ModelServer:
         run = RunState(run_id, function_id, input_value, now, parent=parent)
         timeout = self.env.functions.get(function_id)
         candidates = [(now + timeout, "function")] if timeout is not None else []
+        if timeout is None and self.policy_timeout_ms is not None:  # an inherited default [S46]
+            candidates = [(now + self.policy_timeout_ms, "policy")]
         candidates += [(instant, source) for instant, source in bounds if instant is not None]
         if candidates:
             run.deadline_ms, run.deadline_source = min(candidates, key=lambda pair: pair[0])
@@ -296,6 +343,8 @@ class ModelServer:
         """One discovery pass over the accepted history [S70, S72]."""
         self._discovering.discard(run.run_id)
         if not self._live(run) or run.status in (BLOCKED, COMPENSATING):
+            return
+        if not self._worker_for(run, lambda: self._discover_soon(run)):
             return
         body = {
             "run_id": run.run_id,
@@ -368,6 +417,8 @@ class ModelServer:
     def _targeted(self, run: RunState, operation: Operation) -> None:
         """One physical attempt of a forward or compensation operation [S113, S114, S142]."""
         if not self._live(run) or operation.obsolete:
+            return
+        if not self._worker_for(run, lambda: self._targeted(run, operation)):
             return
         mode = "forward" if operation.phase == "forward" else "compensate"
         self.fencing += 1
@@ -606,6 +657,7 @@ class ModelServer:
             declaration["metadata"],
             self.clock.now_ms,
             f"{self.aliases[run.run_id]}/{step_id}",
+            self.routing_generation(),
         )
         run.settle(step_id, {"status": "completed", "value": {"t": "str", "v": event.event_id}})
         if new:
@@ -616,7 +668,13 @@ class ModelServer:
     def _submit(self, name: str, payload: dict, metadata: dict[str, str], index: int) -> None:
         event_id = derived_id("evt", self.env.scope, "submitted", index)
         event, new = self.events.accept(
-            event_id, name, payload, metadata, self.clock.now_ms, "submitted"
+            event_id,
+            name,
+            payload,
+            metadata,
+            self.clock.now_ms,
+            "submitted",
+            self.routing_generation(),
         )
         if new:
             self._server_note(f"event {name} submitted ({event_id})")
@@ -638,15 +696,18 @@ class ModelServer:
                 run.settle(wait.step_id, {"status": "completed", "value": event.payload})
                 self._note(run, f"wait {wait.step_id} matched {event.name}")
             self._discover_soon(run)
-        for index, trigger in enumerate(self.env.triggers):
-            if trigger["event"] != event.name:
+        for index, (application_id, trigger) in enumerate(
+            self.triggers_at(event.routing_generation)
+        ):
+            if trigger.event != event.name:
                 continue
-            run_id = derived_id("run", event.event_id, trigger["id"], index)
+            if application_id != self.env.scope["application_id"]:
+                continue  # another application's worker serves it: not simulated here
+            run_id = derived_id("run", event.event_id, trigger.id, index)
             if run_id in self.runs:
                 continue
-            self._new_run(
-                run_id, f"{trigger['function']}<-{event.name}", trigger["function"], event.payload
-            )
+            alias = f"{trigger.function}<-{event.name}"
+            self._new_run(run_id, alias, trigger.function, event.payload)
 
     # ================================================================= script and faults
 
