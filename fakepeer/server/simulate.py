@@ -243,7 +243,8 @@ def print_timeline(console: Console, report: RunReport) -> None:
     if root.error is not None:
         line += f", error {root.error.get('category')}: {root.error.get('message')}"
     if root.compensated or root.skipped:
-        line += f"; compensated {root.compensated or '[]'}, skipped {root.skipped or '[]'}"
+        line += f"; compensated: {', '.join(root.compensated) or 'none'}"
+        line += f"; skipped: {', '.join(root.skipped) or 'none'}"
     console.print(line)
     console.print(
         f"{report.invocations} invocations, {report.elapsed_ms} virtual ms, "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 
-from fakepeer.server.releases import ReleaseRegistry, Refused, Requirement
+from fakepeer.server.releases import Refused, ReleaseRegistry, Requirement
 from fakepeer.session.sdk import CONFORM_SCOPE
 
 from .fakes import register_body

@@ -120,3 +120,16 @@ def test_bad_arguments_are_one_line_errors(
     lines = [line for line in err.splitlines() if line.startswith("ryusen-conform: error:")]
     assert len(lines) == 1 and message in lines[0], err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("fault", [[], KILL_CHARGE])
+def test_readme_shows_real_simulate_runs(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, fault: list[str]
+) -> None:
+    monkeypatch.setenv("COLUMNS", "100")
+    _, out, _ = _simulate(capsys, "--sdk", PYTHON, *SAGA, *fault)
+    readme = (repository_root() / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Simulating a whole run", 1)[1].split("\n## ", 1)[0]
+    blocks = [block.strip("\n") for block in section.split("```text\n")[1:]]
+    shown = [block.split("\n```", 1)[0] for block in blocks]
+    assert out.rstrip("\n") in shown
