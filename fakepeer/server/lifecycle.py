@@ -21,11 +21,14 @@ from fakepeer.session.sdk import SdkSession, SessionError
 from fakepeer.session.wire import WireLog
 
 BASE = "/lifecycle/expect"
+#: A scenario is a few dozen invocations; one that needs more has gone wrong (a run that never
+#: finishes, e.g. work refused for ever) and is stopped early, so its case fails fast.
+SCENARIO_MAX_INVOCATIONS = 1000
 
 
 def simulate_spec(link: HostLink, spec: LifecycleSpec) -> RunReport:
     """Run the scenario's function with its script and faults on a fresh model server."""
-    server = ModelServer(link)
+    server = ModelServer(link, max_invocations=SCENARIO_MAX_INVOCATIONS)
     return server.simulate(
         spec.function,
         spec.input,

@@ -388,9 +388,11 @@ class ModelServer:
             self._finish(run, ERROR)
             return
         if step_id in run.history:
-            # already settled (a repeated declaration keeps what was accepted)
-            self._discover_soon(run)
-            return
+            # "Completed matching steps return their recorded values without executing their
+            # callbacks": a pass that declares a settled step ignored the history it was sent
+            raise HostFault(
+                f"declared {kind} {step_id!r} although the history it was sent settles it"
+            )
         first = recorded is None
         run.declarations[step_id] = declaration
         if first:
