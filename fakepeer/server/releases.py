@@ -124,8 +124,8 @@ class ReleaseRegistry:
 def _compatible(release: ReleaseRecord, need: Requirement) -> bool:
     contract = release.contract
     return (
-        contract.get("protocol_major") == need.protocol_major
+        need.function_id in release.functions
+        and contract.get("protocol_major") == need.protocol_major
         and contract.get("value_codec") == need.value_codec
-        and need.capabilities <= set(contract.get("capabilities", ()))
-        and need.function_id in release.functions
+        and (not need.capabilities or need.capabilities <= set(contract.get("capabilities", ())))
     )

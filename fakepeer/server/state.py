@@ -93,9 +93,7 @@ class RunState:
         self.history[step_id] = {"step_id": step_id, **entry}
         declaration = self.declarations.get(step_id, {})
         if entry["status"] == "completed" and declaration.get("type") in UNWOUND_TYPES:
-            if step_id in self.completion_order:
-                self.completion_order.remove(step_id)
-            self.completion_order.append(step_id)
+            self.completion_order.append(step_id)  # a step settles once: history is keyed by it
 
     def operation(self, step_id: str, phase: str) -> Operation:
         """The step's operation of `phase`, created with a stable id on first use."""

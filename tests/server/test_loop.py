@@ -224,3 +224,24 @@ def test_an_emission_is_accepted_once_per_identity() -> None:
     assert [event.name for event in report.events] == ["x"]
     receipt = report.root.history["e"]["value"]["v"]
     assert receipt == report.events[0].event_id
+
+
+def test_a_declaration_of_a_settled_step_is_a_host_fault() -> None:
+    """A pass that declares a step its history settles ignored the history (an SDK bug the
+    server reports instead of looping)."""
+
+    def answer(body: dict) -> tuple[str, dict]:
+        if body["mode"] == "forward":
+            return "step_completed", echo_identity(body["target"], value=NULL)
+        declaration = {
+            "type": "step",
+            "step_id": "a",
+            "name": "a",
+            "retry": {"max_attempts": 3, "backoff_ms": "1000"},
+            "has_compensation": False,
+        }
+        return "declared", {"declaration": declaration}
+
+    report = _server(FakeLink(answer)).simulate("f", NULL)
+    assert report.host_fault is not None and "settles it" in report.host_fault
+    assert report.root.status == "error"
