@@ -325,6 +325,20 @@ RULES: tuple[ServerRule, ...] = (
         "the model server drives every SDK alike",
         ("tests/server/test_simulate.py::test_both_reference_sdks_give_the_same_timeline",),
     ),
+    ServerRule(
+        66,
+        "Worker lifecycle changes registration only; it never moves a manifest or routing head.",
+        "host.py restart / loop._register_worker",
+        (
+            "tests/server/test_control_plane.py::test_worker_restart_adds_or_removes_no_trigger_and_moves_no_head",
+        ),
+    ),
+    ServerRule(
+        164,
+        "Stack traces are diagnostic and never control retry behavior.",
+        "retry.RetryPolicy.retries_after",
+        ("tests/server/test_loop.py::test_retry_decision_reads_the_retryable_flag_only",),
+    ),
 )
 
 

@@ -245,3 +245,37 @@ def test_a_declaration_of_a_settled_step_is_a_host_fault() -> None:
     report = _server(FakeLink(answer)).simulate("f", NULL)
     assert report.host_fault is not None and "settles it" in report.host_fault
     assert report.root.status == "error"
+
+
+def test_retry_decision_reads_the_retryable_flag_only() -> None:
+    """Stack traces are diagnostic: an error carrying one (in details or a cause) is retried
+    exactly as the same error without it."""
+
+    def failing(extra: dict) -> object:
+        def answer(body: dict) -> tuple[str, dict]:
+            if body["mode"] == "forward":
+                error = {"category": "app.x", "message": "x", "retryable": True, **extra}
+                return "step_failed", echo_identity(body["target"], error=error)
+            return steps_then_complete("a")(body)
+
+        return answer
+
+    plain = FakeLink(failing({"details": {}}))
+    traced = FakeLink(
+        failing(
+            {
+                "details": {"stack": "Traceback (most recent call last): ..."},
+                "cause": {
+                    "category": "io.x",
+                    "message": "at line 3",
+                    "retryable": False,
+                    "details": {"stack": "..."},
+                },
+            }
+        )
+    )
+    attempts = []
+    for link in (plain, traced):
+        _server(link).simulate("f", NULL)
+        attempts.append([b["target"]["attempt"] for b in link.sent if b["mode"] == "forward"])
+    assert attempts == [[1, 2, 3], [1, 2, 3]]
