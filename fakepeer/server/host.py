@@ -155,6 +155,16 @@ class HostLink:
         if not self.admission_open:
             self._control("conform.set_admission", {"open": False})
 
+    def trace(self) -> list[dict]:
+        """What the host's workflow did since the last trace (`conform.trace`, §12.4)."""
+        from fakepeer.session.effects import TraceProblem, trace_events
+
+        _, answer = self._request("conform.trace", {})
+        try:
+            return trace_events(answer)
+        except TraceProblem as exc:
+            raise HostFault(str(exc)) from None
+
     # ----------------------------------------------------------------- invocations
 
     def invoke(self, body: dict, fault: str | None = None) -> tuple[dict | None, dict | None]:

@@ -84,6 +84,16 @@ class RunReport:
     stopped: str | None = None
     host_fault: str | None = None
 
+    def callbacks(self) -> dict[str, int]:
+        """How many times each callback started, `<run> <step> <phase>`, from the traces."""
+        counts: dict[str, int] = {}
+        for entry in self.timeline.invocations():
+            for event in entry.trace or ():
+                if event.get("event") == "started":
+                    key = f"{entry.run} {event['step_id']} {event['phase']}"
+                    counts[key] = counts.get(key, 0) + 1
+        return counts
+
     def outcome(self) -> dict[str, Any]:
         """The root run's outcome as compared by lifecycle scenarios."""
         root = self.root
@@ -111,6 +121,7 @@ class RunReport:
                 }
                 for event in self.events
             ],
+            "callbacks": self.callbacks(),
             "elapsed_ms": self.elapsed_ms,
             "invocations": self.invocations,
             "stopped": self.stopped,
@@ -134,8 +145,11 @@ class ModelServer:
         max_invocations: int = DEFAULT_MAX_INVOCATIONS,
         keep_frames: bool = False,
         policy_timeout_ms: int | None = None,
+        trace: bool = False,
     ) -> None:
         self.link = link
+        #: Ask the host for its effect trace after every answered invocation (§12.4).
+        self.trace = trace
         self.policy_timeout_ms = policy_timeout_ms
         self.releases = ReleaseRegistry()
         link.on_start = self._register_worker
@@ -767,6 +781,8 @@ class ModelServer:
             entry.at_ms = self.clock.elapsed_ms
             fault = None
         answer, duplicate = self.link.invoke(body, fault)
+        if self.trace and fault != "crash":
+            entry.trace = self.link.trace()
         if self.timeline.keep_frames:
             entry.frames = {"invoke": body, "answer": answer}
         if answer is None:

@@ -145,6 +145,10 @@ def simulate(
     max_invocations: Annotated[
         int, typer.Option("--max-invocations", min=1, help="Stop after this many invocations.")
     ] = DEFAULT_MAX_INVOCATIONS,
+    trace: Annotated[
+        bool,
+        typer.Option("--trace", help="Show the callbacks each invocation started (conform.trace)."),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the timeline as JSON.")] = False,
 ) -> None:
     """Run one workflow to its end on the model server (virtual clock) and print its timeline."""
@@ -176,7 +180,9 @@ def simulate(
                 err=True,
             )
             raise typer.Exit(2)
-        server = ModelServer(link, max_invocations=max_invocations, keep_frames=as_json)
+        server = ModelServer(
+            link, max_invocations=max_invocations, keep_frames=as_json, trace=trace
+        )
         report = server.simulate(function, value, script, faults)
     finally:
         session.shutdown()
@@ -221,20 +227,24 @@ def _short(document: Any, limit: int = 90) -> str:
 
 
 def print_timeline(console: Console, report: RunReport) -> None:
+    traced = any(entry.trace is not None for entry in report.timeline.entries)
     table = Table(title="timeline (virtual ms)", title_justify="left", expand=False)
-    for column in ("ms", "run", "invocation", "answer"):
-        table.add_column(column, no_wrap=column != "answer")
+    columns = ("ms", "run", "invocation", "answer") + (("callbacks started",) if traced else ())
+    for column in columns:
+        table.add_column(column, no_wrap=column not in ("answer", "callbacks started"))
     styles = {"completed": "green", "failed": "red", "lost": "yellow", "killed": "yellow"}
     for entry in report.timeline.entries:
         if entry.kind == "note":
-            table.add_row(str(entry.at_ms), entry.run, Text(entry.text, style="dim"), "")
+            cells = [str(entry.at_ms), entry.run, Text(entry.text, style="dim"), ""]
+            table.add_row(*cells, *([""] if traced else []))
             continue
         target = f" {entry.step} #{entry.attempt}" if entry.step is not None else ""
         answer = entry.answer + (f" {entry.detail}" if entry.detail else "")
         if entry.fault:
             answer += f" ({entry.fault})"
         style = next((s for word, s in styles.items() if word in answer), "")
-        table.add_row(str(entry.at_ms), entry.run, entry.mode + target, Text(answer, style=style))
+        cells = [str(entry.at_ms), entry.run, entry.mode + target, Text(answer, style=style)]
+        table.add_row(*cells, *([", ".join(entry.started())] if traced else []))
     console.print(table)
     root = report.root
     line = f"run {report.aliases[root.run_id]} ({root.function_id}): {root.status}"
@@ -246,6 +256,12 @@ def print_timeline(console: Console, report: RunReport) -> None:
         line += f"; compensated: {', '.join(root.compensated) or 'none'}"
         line += f"; skipped: {', '.join(root.skipped) or 'none'}"
     console.print(line)
+    if traced:
+        counts = report.callbacks()
+        console.print(
+            "callbacks started: "
+            + (", ".join(f"{key} ×{count}" for key, count in counts.items()) or "none")
+        )
     console.print(
         f"{report.invocations} invocations, {report.elapsed_ms} virtual ms, "
         f"{len(report.events)} events accepted" + (f"; {report.stopped}" if report.stopped else "")

@@ -26,6 +26,16 @@ class Entry:
     fault: str | None = None
     text: str = ""
     frames: dict[str, Any] = field(default_factory=dict)
+    #: The host's effect trace for this invocation (§12.4), when the server asked for it.
+    trace: list[dict] | None = None
+
+    def started(self) -> list[str]:
+        """`<step> <phase> #<attempt>` of every callback the trace says started."""
+        return [
+            f"{event['step_id']} {event['phase']} #{event['attempt']}"
+            for event in self.trace or ()
+            if event.get("event") == "started"
+        ]
 
     def line(self) -> str:
         if self.kind == "note":
@@ -55,6 +65,8 @@ class Entry:
         if self.fault:
             record["fault"] = self.fault
         record["line"] = self.line()
+        if self.trace is not None:
+            record["trace"] = self.trace
         if self.frames:
             record["frames"] = self.frames
         return record

@@ -133,3 +133,18 @@ def test_readme_shows_real_simulate_runs(
     blocks = [block.strip("\n") for block in section.split("```text\n")[1:]]
     shown = [block.split("\n```", 1)[0] for block in blocks]
     assert out.rstrip("\n") in shown
+
+
+@pytest.mark.parametrize("sdk", [PYTHON, NODE])
+def test_trace_counts_every_physical_attempt(capsys: pytest.CaptureFixture[str], sdk: str) -> None:
+    """A lost answer still ran its callback: three attempts of charge start it three times,
+    discovery starts none (conform.trace, §12.4)."""
+    status, report = _json(capsys, sdk, "--fault", "lost_answer:forward:charge*2", "--trace")
+    assert status == 0
+    assert report["callbacks"] == {
+        "main reserve forward": 1,
+        "main charge forward": 3,
+        "main notify forward": 1,
+    }
+    discoveries = [e for e in report["timeline"] if e.get("mode") == "discover"]
+    assert all(entry["trace"] == [] for entry in discoveries)
