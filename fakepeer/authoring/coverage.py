@@ -167,6 +167,8 @@ def citation_label(citation: Citation) -> str:
 def coverage_for(paths: list[Path] | None = None) -> dict:
     """Coverage of the fixtures under `paths` (default: the repository's fixtures/)."""
     fixtures = load_fixtures(paths if paths else [repository_root() / "fixtures"])
+    if paths:  # fixtures of one's own: the documents cite too, the repository's server tests not
+        return build_coverage(fixtures, citations=document_citations())
     return build_coverage(fixtures)
 
 
