@@ -16,7 +16,7 @@ from fakepeer.compare import MISSING, Finding
 from fakepeer.protocol.version import PROTOCOL_VERSION
 from fakepeer.report.catalog import CaseInfo, Catalog
 from fakepeer.report.matrix import build_matrix
-from fakepeer.session.outcomes import Outcome, counts
+from fakepeer.session.outcomes import Outcome
 from fakepeer.session.results import CaseResult, RunResult, SdkRun
 from fakepeer.session.wire import WireRecord
 
@@ -46,16 +46,17 @@ def to_document(run: RunResult, info: RunInfo = RunInfo()) -> dict:
         "protocol_version": PROTOCOL_VERSION,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "strict": run.strict,
+        "lenient": run.lenient,
         "shard": info.shard,
         "case_timeout": info.timeout,
         "exit_status": run.exit_status(),
         "summary": {**tally, "total": sum(tally.values())},
         "matrix": build_matrix(run).to_json(),
-        "sdks": [_sdk_document(sdk, run.strict, info.catalog) for sdk in run.sdks],
+        "sdks": [_sdk_document(sdk, run, info.catalog) for sdk in run.sdks],
     }
 
 
-def _sdk_document(sdk: SdkRun, strict: bool, catalog: Catalog) -> dict:
+def _sdk_document(sdk: SdkRun, run: RunResult, catalog: Catalog) -> dict:
     tally = sdk.counts()
     return {
         "label": sdk.label,
@@ -65,11 +66,14 @@ def _sdk_document(sdk: SdkRun, strict: bool, catalog: Catalog) -> dict:
         "process_starts": sdk.starts,
         "duration": round(sdk.duration, 6),
         "summary": {**tally, "total": sum(tally.values())},
-        "cases": [_case_document(case, strict, catalog.get(case.id)) for case in sdk.results],
+        "cases": [
+            _case_document(case, run.strict, run.lenient, catalog.get(case.id))
+            for case in sdk.results
+        ],
     }
 
 
-def _case_document(case: CaseResult, strict: bool, info: CaseInfo | None) -> dict:
+def _case_document(case: CaseResult, strict: bool, lenient: bool, info: CaseInfo | None) -> dict:
     described = {} if info is None else {"title": info.title, "rule": info.rule_json()}
     return {
         "id": case.id,
@@ -78,7 +82,7 @@ def _case_document(case: CaseResult, strict: bool, info: CaseInfo | None) -> dic
         "level": case.level,
         "outcome": case.outcome.value,
         "raw_outcome": case.raw_outcome.value,
-        "fails_run": case.fails_run(strict),
+        "fails_run": case.fails_run(strict, lenient),
         "duration": round(case.duration, 6),
         "reason": case.reason,
         "diff": [finding.to_json() for finding in case.findings],
@@ -89,13 +93,11 @@ def _case_document(case: CaseResult, strict: bool, info: CaseInfo | None) -> dic
 
 
 def write_document(document: dict, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:  # readable UTF-8, unless a frame held a lone surrogate: then \\u escapes throughout
-        text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-        data = text.encode("utf-8")
-    except UnicodeEncodeError:
-        data = (json.dumps(document, indent=2) + "\n").encode("ascii")
-    path.write_bytes(data)
+    """Write the JSON report file (its text is the `--report-json` format's)."""
+    from fakepeer.report.jsonreport import document_text
+    from fakepeer.session.known_failures import write_atomically
+
+    write_atomically(path, document_text(document))
 
 
 def read_document(path: Path) -> dict:
@@ -123,7 +125,11 @@ def run_from_document(document: dict) -> RunResult:
             results=[_case_from_document(case) for case in sdk["cases"]],
         )
         sdks.append(run)
-    return RunResult(sdks=sdks, strict=bool(document.get("strict", False)))
+    return RunResult(
+        sdks=sdks,
+        strict=bool(document.get("strict", False)),
+        lenient=bool(document.get("lenient", False)),
+    )
 
 
 def _case_from_document(case: dict) -> CaseResult:
@@ -142,6 +148,8 @@ def _case_from_document(case: dict) -> CaseResult:
                 f["message"],
                 f.get("expected", MISSING),
                 f.get("actual", MISSING),
+                f.get("step", ""),
+                f.get("consequence", False),
             )
             for f in case.get("diff", [])
         ],
@@ -154,7 +162,7 @@ def _wire_from_document(record: dict) -> WireRecord:
     if record.get("truncated"):  # only the head was kept; the rebuilt record stays truncated
         payload = record.get("text", "").encode("utf-8", "surrogatepass")
     elif "json" in record:
-        payload = json.dumps(record["json"], ensure_ascii=False, separators=(",", ":")).encode()
+        payload = _json_bytes(record["json"])
     elif "text" in record:
         payload = record["text"].encode("utf-8", "surrogatepass")
     else:
@@ -162,5 +170,10 @@ def _wire_from_document(record: dict) -> WireRecord:
     return WireRecord(record["direction"], record.get("at", 0.0), payload)
 
 
-def summary_of(document: dict) -> dict[str, int]:
-    return counts(case["outcome"] for sdk in document["sdks"] for case in sdk["cases"])
+def _json_bytes(value: object) -> bytes:
+    """The frame of a recorded JSON value: UTF-8, or `\\u` escapes where a string holds a lone
+    surrogate (UTF-8 cannot carry one; the escape is the same JSON)."""
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(value, separators=(",", ":")).encode("ascii")

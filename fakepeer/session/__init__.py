@@ -2,14 +2,9 @@
 
 from fakepeer.session.case import run_case
 from fakepeer.session.outcomes import (
-    EXIT_FAILURES,
-    EXIT_OK,
     EXIT_USAGE,
     Outcome,
-    apply_known_failure,
     counts,
-    format_known_failures,
-    read_known_failures,
     summary_line,
 )
 from fakepeer.session.results import CaseResult, RunResult, SdkRun
@@ -20,8 +15,6 @@ from fakepeer.session.wire import WireLog, WireRecord
 
 __all__ = [
     "DEFAULT_CASE_TIMEOUT",
-    "EXIT_FAILURES",
-    "EXIT_OK",
     "EXIT_USAGE",
     "CaseResult",
     "Outcome",
@@ -34,12 +27,9 @@ __all__ = [
     "SessionError",
     "WireLog",
     "WireRecord",
-    "apply_known_failure",
     "command_target",
     "counts",
     "default_target",
-    "format_known_failures",
-    "read_known_failures",
     "run_case",
     "run_suite",
     "summary_line",

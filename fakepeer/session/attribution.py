@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterable
 
 from fakepeer.cases.exchanges import NO_USABLE_ID
-from fakepeer.session.outcomes import Outcome, apply_known_failure
+from fakepeer.session.outcomes import Outcome
 from fakepeer.session.results import CaseResult
 from fakepeer.session.sdk import StrayAnswer
 from fakepeer.session.wire import WireRecord
@@ -53,7 +53,7 @@ def blame(result: CaseResult, stray: StrayAnswer, during: str, stderr: str) -> N
     """Turn an earlier case's record into an `error` for the stray copy of its answer.
 
     The copy joins its wire log; an earlier failure's reason and diff are kept after the new one.
-    A known failure stays one (its outcome differs from its raw outcome: xpass or xfail).
+    (Known failures are applied after the run, so only the raw outcome exists yet.)
     """
     result.wire.append(WireRecord("received", time.monotonic() - result.started, stray.payload))
     reason = (
@@ -61,8 +61,6 @@ def blame(result: CaseResult, stray: StrayAnswer, during: str, stderr: str) -> N
         f"arrived during case {during!r}"
     )
     result.reason = f"{reason}; before that: {result.reason}" if result.reason else reason
-    known_failure = result.outcome is not result.raw_outcome
-    result.raw_outcome = Outcome.ERROR
-    result.outcome = apply_known_failure(Outcome.ERROR, known_failure)
+    result.raw_outcome = result.outcome = Outcome.ERROR
     if not result.stderr_tail:
         result.stderr_tail = stderr

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from fakepeer.cases.model import Fixture
 from fakepeer.compare import Comparer
 from fakepeer.session.case import run_case
-from fakepeer.session.outcomes import Outcome, apply_known_failure
+from fakepeer.session.outcomes import Outcome
 from fakepeer.session.results import CaseResult, RunResult, SdkRun
 from fakepeer.session.sdk import SdkSession
 from fakepeer.session.targets import SdkTarget
@@ -33,7 +33,6 @@ class RunOptions:
     timeout: float = DEFAULT_CASE_TIMEOUT
     max_time: float | None = None
     jobs: int = 1
-    known_failures: frozenset[str] = frozenset()
     strict: bool = False
     validator: Callable | None = None
 
@@ -176,18 +175,14 @@ def _serve(
             fixture = shared.cases.popleft()
         except IndexError:
             break
-        known = fixture.id in options.known_failures
         if overall is not None and time.monotonic() >= overall:
-            result = _not_run(
-                fixture, known, f"not run: --max-time of {options.max_time:g} s exceeded"
-            )
+            result = _not_run(fixture, f"not run: --max-time of {options.max_time:g} s exceeded")
         else:
             result = run_case(
                 session,
                 fixture,
                 timeout=options.timeout,
                 comparer=comparer,
-                known_failure=known,
                 overall_deadline=overall,
             )
         with shared.lock:
@@ -196,12 +191,12 @@ def _serve(
                 on_result(target, result)
 
 
-def _not_run(fixture: Fixture, known: bool, reason: str) -> CaseResult:
+def _not_run(fixture: Fixture, reason: str) -> CaseResult:
     return CaseResult(
         id=fixture.id,
         category=fixture.category,
         level=fixture.level,
-        outcome=apply_known_failure(Outcome.ERROR, known),
+        outcome=Outcome.ERROR,
         raw_outcome=Outcome.ERROR,
         reason=reason,
     )
