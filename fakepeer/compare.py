@@ -65,7 +65,9 @@ class Finding:
         return replace(self, step=step, consequence=consequence)
 
     def __str__(self) -> str:
-        return f"[{self.kind}] {self.pointer or '(root)'}: {self.message}"
+        head, *rest = self.message.split("\n")
+        lines = [f"[{self.kind}] {self.pointer or '(root)'}: {head}", *(f"    {r}" for r in rest)]
+        return "\n".join(lines)
 
 
 Validator = Callable[[dict], Sequence[object]]
@@ -343,34 +345,39 @@ def _is_bytes_position(expected: object, actual: object, path: Sequence[object])
     return False
 
 
-def describe(before: object, after: object, *, as_bytes: bool = False, limit: int = 200) -> str:
-    """`expected X, got Y`: long values elided around their first difference, base64 bytes
-    shown decoded next to their base64."""
+def describe(before: object, after: object, *, as_bytes: bool = False, limit: int = 160) -> str:
+    """`expected X, got Y` for short values. Long values go on two aligned lines, each elided
+    to the same window around the first difference (never cut before it); base64 bytes are
+    shown decoded, as UTF-8 text or hex, above their base64."""
     if as_bytes and isinstance(before, str) and isinstance(after, str):
-        decoded = _decoded(before), _decoded(after)
-        if decoded[0] is not None and decoded[1] is not None:
-            (left, right), (b64_left, b64_right) = (
-                _elide_pair(*(text for text, _ in decoded), limit),
-                _elide_pair(render(before, None), render(after, None), limit),
-            )
+        left, right = _decoded(before), _decoded(after)
+        if left is not None and right is not None:
+            shown = _elide_pair(left[0], right[0], limit)
+            b64 = _elide_pair(render(before, None), render(after, None), limit)
             return (
-                f"expected bytes {decoded[0][1]} {left} (base64 {b64_left}), "
-                f"got bytes {decoded[1][1]} {right} (base64 {b64_right})"
+                "bytes differ:\n"
+                f"expected {shown[0]} ({left[1]})\n"
+                f"     got {shown[1]} ({right[1]})\n"
+                f"expected base64 {b64[0]}\n"
+                f"     got base64 {b64[1]}"
             )
-    left, right = _elide_pair(render(before, None), render(after, None), limit)
-    return f"expected {left}, got {right}"
+    texts = render(before, None), render(after, None)
+    if len(texts[0]) + len(texts[1]) <= limit:
+        return f"expected {texts[0]}, got {texts[1]}"
+    left, right = _elide_pair(*texts, limit)
+    return f"values differ:\nexpected {left}\n     got {right}"
 
 
 def _decoded(text: str) -> tuple[str, str] | None:
-    """(shown text, how it is shown) of base64 bytes: `as UTF-8` text, or `as hex`."""
+    """(shown text, how it is shown) of base64 bytes: UTF-8 text, or hex."""
     try:
         data = base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError):
         return None
     try:
-        return _visible(data.decode("utf-8")), "as UTF-8"
+        return _visible(data.decode("utf-8")), "UTF-8"
     except UnicodeDecodeError:
-        return data.hex(" "), "as hex"
+        return data.hex(" "), "hex"
 
 
 def _visible(text: str) -> str:
@@ -424,7 +431,10 @@ def diff_text(findings: Iterable[Finding]) -> str:
             current = finding.step
             note = " (after the first failing step: may be a consequence)"
             lines.append(f"{finding.step}{note if finding.consequence else ''}:")
-        lines.append(f"  {finding}" if finding.step else str(finding))
+        text = str(finding)
+        lines.extend(f"  {line}" for line in text.split("\n")) if finding.step else lines.append(
+            text
+        )
     return "\n".join(lines)
 
 
