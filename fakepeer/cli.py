@@ -143,8 +143,10 @@ def with_report_options(command: Callable) -> Callable:
 
 # ----------------------------------------------------------------------------- run
 
-_RUN_EPILOG = f"""\b
-Fixtures: the corpus at {default_fixture_dir()} unless --no-default-fixtures; --fixtures adds more.
+_RUN_EPILOG = """\b
+Fixtures: fixtures/ of the checkout around the current folder (found like git finds its own),
+or of --root DIR, else the corpus bundled with the package; the first line printed says which.
+--no-default-fixtures leaves it out; --fixtures adds files or folders.
 --sdk CMD is split like a shell line. A program path with a '/' (./host, runners/node/conform)
 is resolved from the current directory, a bare name is looked up on PATH; the host runs in the
 current directory. Without --sdk, the bundled Python reference SDK runs.
