@@ -50,7 +50,7 @@ def test_a_late_copy_is_the_error_of_the_case_that_answered_twice(
     interrupted = first["reason"].rsplit("arrived during case ", 1)[1].strip("'")
     assert run.case(interrupted)["wire"][0]["json"]["kind"] == "conform.register"
     assert run.status == 1
-    assert run.output.rstrip().splitlines()[-1] == f"{len(CASES) - 1} passed, 1 failed"
+    assert run.output.rstrip().splitlines()[-1] == f"{len(CASES) - 1} passed, 0 failed, 1 error"
 
 
 def test_a_timed_double_answer_blames_the_case_that_answered(tmp_path: Path) -> None:
