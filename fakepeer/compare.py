@@ -17,6 +17,7 @@ from typing import Literal
 
 from fakepeer.cases.model import ExpectStep
 from fakepeer.cases.pointer import join, resolve, split
+from fakepeer.protocol import fastpath
 from fakepeer.protocol.canonical import CanonicalizationError, canonical_bytes
 from fakepeer.protocol.version import PROTOCOL_VERSION, is_supported
 
@@ -175,6 +176,8 @@ class _Expectation:
 
     def matches(self, actual: object) -> bool:
         """JSON equality (RFC 8785), cheapest test first; False means `explain` should run."""
+        if not fastpath.enabled():
+            return canonically_equal(self.expected, actual)
         try:
             if self.plain and self.expected == actual:
                 return True

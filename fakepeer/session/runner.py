@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from fakepeer.cases.model import Fixture
 from fakepeer.compare import Comparer
+from fakepeer.protocol import fastpath
 from fakepeer.session.case import run_case
 from fakepeer.session.outcomes import Outcome
 from fakepeer.session.results import CaseResult, RunResult, SdkRun
@@ -73,7 +74,7 @@ def _old_objects_frozen() -> Iterator[None]:
     run and would walk every fixture again each time (a quarter of the per-case cost at 10,000
     cases). A caller that froze objects itself is left alone.
     """
-    if not gc.isenabled() or gc.get_freeze_count():
+    if not fastpath.enabled() or not gc.isenabled() or gc.get_freeze_count():
         yield
         return
     gc.freeze()
