@@ -460,8 +460,8 @@ def merge(
 
 
 # ----------------------------------------------------------------------------- fixtures sub-app
-# The fixtures engineer's commands (`ryusen-conform fixtures validate`, ...) are mounted here,
-# and the fuzz engineer's `ryusen-conform fuzz` next to them.
+# The authoring commands (`ryusen-conform fixtures validate`, `matrix`, `coverage`) and `fuzz`
+# live with their packages and are mounted here.
 from fakepeer.authoring.cli import fixtures_app, register_commands  # noqa: E402
 from fakepeer.fuzz.cli import register_commands as register_fuzz_commands  # noqa: E402
 from fakepeer.server.simulate import register_commands as register_simulate_commands  # noqa: E402

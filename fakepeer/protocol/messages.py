@@ -25,7 +25,6 @@ UNSUPPORTED_VERSION: Final = "protocol.unsupported_version"
 UNKNOWN_VARIANT: Final = "protocol.unknown_variant"
 
 #: The envelope's members, in the order §2 checks them.
-ENVELOPE_MEMBERS: Final = ("version", "kind", "id", "body")
 
 _H = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 _H1 = "sha256:" + "1" * 64
@@ -494,7 +493,6 @@ REQUEST_KINDS: Final = frozenset(k.name for k in _CATALOG if k.opens_exchange)
 SERVER_ANSWER_KINDS: Final = frozenset(k.name for k in _CATALOG if k.server_answer)
 
 # A blob hash used by documentation examples of §3.1 (the SHA-256 of the empty string).
-EMPTY_SHA256: Final = _H
 
 
 class ProtocolViolation(Exception):

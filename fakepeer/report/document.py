@@ -33,7 +33,6 @@ class RunInfo:
 
     shard: str | None = None
     timeout: float | None = None
-    fixtures: int | None = None
     catalog: Catalog = field(default_factory=dict, compare=False)  # fixture id -> title, rule
 
 

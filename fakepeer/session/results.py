@@ -53,9 +53,6 @@ class SdkRun:
     def counts(self) -> dict[str, int]:
         return counts(result.outcome for result in self.results)
 
-    def failures(self) -> list[CaseResult]:
-        """Cases whose raw outcome is fail or error (known failures included): --write-failures."""
-        return [r for r in self.results if r.raw_outcome in (Outcome.FAIL, Outcome.ERROR)]
 
 
 @dataclass

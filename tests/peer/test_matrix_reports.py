@@ -103,7 +103,7 @@ def two_sdks(fixtures):
 
 @pytest.fixture(scope="module")
 def info(fixtures) -> RunInfo:
-    return RunInfo(timeout=5.0, fixtures=len(fixtures), catalog=catalog_from_fixtures(fixtures))
+    return RunInfo(timeout=5.0, catalog=catalog_from_fixtures(fixtures))
 
 
 def _outcomes(run, label: str) -> dict[str, str]:
