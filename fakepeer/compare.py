@@ -16,9 +16,9 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from fakepeer.cases.model import ExpectStep
-from fakepeer.cases.pointer import join, resolve, split
 from fakepeer.protocol import fastpath
 from fakepeer.protocol.canonical import CanonicalizationError, canonical_bytes
+from fakepeer.protocol.pointer import join, resolve, split
 from fakepeer.protocol.version import PROTOCOL_VERSION, is_supported
 
 

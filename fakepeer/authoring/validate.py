@@ -21,6 +21,7 @@ from fakepeer.authoring.docs import (
 )
 from fakepeer.authoring.kinds import CAPABILITIES_1_0, EXPECT_KINDS, SEND_KINDS
 from fakepeer.cases import FixtureError, FixtureProblem, fixture_files, load_fixture_file
+from fakepeer.protocol.pointer import escape
 
 RECORDED_SUFFIX = ".recorded.json"
 
@@ -257,8 +258,7 @@ def _near_macros(node: object, pointer: str) -> list[str]:
     return found
 
 
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
+_escape = escape
 
 
 def _unique(problems: list[FixtureProblem]) -> list[FixtureProblem]:

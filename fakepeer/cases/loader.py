@@ -26,11 +26,13 @@ from fakepeer.cases.model import (
     SendStep,
     Step,
 )
-from fakepeer.cases.pointer import join
 from fakepeer.cases.root import active_root
 from fakepeer.cases.schema import schema_problems
+from fakepeer.protocol.messages import encode_envelope
+from fakepeer.protocol.pointer import join
+from fakepeer.protocol.version import PROTOCOL_VERSION
 
-DEFAULT_VERSION = "1.0"
+DEFAULT_VERSION = PROTOCOL_VERSION
 
 
 def repository_root() -> Path:
@@ -225,14 +227,6 @@ def _build_step(
         derive=derive,
         trace=trace,
     )
-
-
-def encode_envelope(envelope: dict) -> bytes:
-    """Compact JSON text of an envelope: UTF-8, or \\u escapes when it holds a lone surrogate."""
-    try:
-        return json.dumps(envelope, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    except UnicodeEncodeError:
-        return json.dumps(envelope, separators=(",", ":")).encode("ascii")
 
 
 def refuse_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:

@@ -10,8 +10,8 @@ import base64
 import hashlib
 from collections.abc import Callable
 
-from fakepeer.cases.pointer import join
 from fakepeer.protocol.canonical import CanonicalizationError, canonical_bytes
+from fakepeer.protocol.pointer import join
 from fakepeer.protocol.values import plain_to_tagged
 
 Path = tuple[str | int, ...]

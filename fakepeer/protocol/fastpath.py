@@ -32,6 +32,7 @@ from functools import lru_cache
 from typing import Any
 
 from fakepeer.protocol.limits import I64_MAX, I64_MIN, MAX_DEPTH, MAX_VALUE_BYTES, U64_MAX
+from fakepeer.protocol.pointer import split
 from fakepeer.protocol.values import decode_bytes_text, parse_f64, parse_int_text
 
 _switch = {"on": os.environ.get("RYUSEN_CONFORM_FAST_PATHS", "1") != "0"}
@@ -206,8 +207,8 @@ class Compiler:
         if uri not in self._documents:
             raise KeyError(f"unresolvable $ref {ref!r} from {base!r}")
         node: Any = self._documents[uri]
-        for token in fragment.split("/")[1:]:
-            node = node[token.replace("~1", "/").replace("~0", "~")]
+        for token in split(fragment):
+            node = node[token]
         return uri, fragment, node
 
     def _ref_name(self, uri: str, fragment: str) -> str:

@@ -23,7 +23,8 @@ from referencing.jsonschema import DRAFT202012
 from fakepeer.protocol import fastpath
 from fakepeer.protocol.fastpath import Check, Compiler, strict_regex
 from fakepeer.protocol.messages import KINDS, value_positions
-from fakepeer.protocol.values import ConversionError, escape_pointer_token, validate_value
+from fakepeer.protocol.pointer import join
+from fakepeer.protocol.values import ConversionError, validate_value
 
 COMMON = "common"
 _SCHEMA_DIR = "schemas"
@@ -95,7 +96,7 @@ def _fast_check(kind: str) -> Check:
 
 
 def _pointer(path: Any) -> str:
-    return "".join("/" + escape_pointer_token(str(part)) for part in path)
+    return join(path)
 
 
 def _value_violations(envelope: dict[str, Any]) -> list[SchemaViolation]:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from fakepeer import __version__
 from fakepeer.compare import MISSING, Finding
+from fakepeer.protocol.messages import encode_envelope
 from fakepeer.protocol.version import PROTOCOL_VERSION
 from fakepeer.report.catalog import CaseInfo, Catalog
 from fakepeer.report.matrix import build_matrix
@@ -161,18 +162,9 @@ def _wire_from_document(record: dict) -> WireRecord:
     if record.get("truncated"):  # only the head was kept; the rebuilt record stays truncated
         payload = record.get("text", "").encode("utf-8", "surrogatepass")
     elif "json" in record:
-        payload = _json_bytes(record["json"])
+        payload = encode_envelope(record["json"])
     elif "text" in record:
         payload = record["text"].encode("utf-8", "surrogatepass")
     else:
         payload = base64.b64decode(record.get("base64", ""))
     return WireRecord(record["direction"], record.get("at", 0.0), payload)
-
-
-def _json_bytes(value: object) -> bytes:
-    """The frame of a recorded JSON value: UTF-8, or `\\u` escapes where a string holds a lone
-    surrogate (UTF-8 cannot carry one; the escape is the same JSON)."""
-    try:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    except UnicodeEncodeError:
-        return json.dumps(value, separators=(",", ":")).encode("ascii")

@@ -49,10 +49,10 @@ def _facts(case: CaseResult, info: CaseInfo | None, run: RunResult) -> str:
     rows = [("fixture", f"<code>{text(case.id)}</code>")]
     if info is not None:
         rows.append(("title", text(info.title)))
-        where = f"RFD 2, {text(info.section)}"
-        if info.protocol:
-            where += f"; settled in protocol {text(info.protocol)}"
-        rows.append(("rule", f"<blockquote>{text(info.quote)}</blockquote>{where}"))
+        where = f"RFD 2, {text(info.rule.section)}"
+        if info.rule.protocol:
+            where += f"; settled in protocol {text(info.rule.protocol)}"
+        rows.append(("rule", f"<blockquote>{text(info.rule.quote)}</blockquote>{where}"))
     rows.append(("category", text(case.category)))
     rows.append(("level", text(case.level)))
     outcome = _outcome_label(case, strict)

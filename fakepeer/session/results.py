@@ -54,7 +54,6 @@ class SdkRun:
         return counts(result.outcome for result in self.results)
 
 
-
 @dataclass
 class RunResult:
     """A whole run: one SdkRun per `--sdk`."""

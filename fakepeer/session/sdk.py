@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from fakepeer.protocol import fastpath
+from fakepeer.protocol.messages import encode_envelope
 from fakepeer.protocol.version import PROTOCOL_VERSION, negotiated_version
 from fakepeer.session.wire import WireLog
 from fakepeer.transport.base import Transport
@@ -28,11 +29,12 @@ SHUTDOWN_WAIT_SECONDS = 1.0
 #: After this many handshakes in a row fail, the SDK is declared unusable for the run.
 MAX_CONSECUTIVE_START_FAILURES = 2
 
-_RESET_TEMPLATE = b'{"version":"1.0","kind":"conform.reset","id":"%s","body":{}}'
+_V = PROTOCOL_VERSION.encode("ascii")
+_RESET_TEMPLATE = b'{"version":"%s","kind":"conform.reset","id":"%%s","body":{}}' % _V
 #: The `conform.ack` of a reset, byte for byte, as hosts usually write it: members in the order
 #: of §2, or sorted (RFC 8785). Either one passes the ack's checks without decoding it.
-_ACK_TEMPLATE = b'{"version":"1.0","kind":"conform.ack","id":"%s","body":{}}'
-_SORTED_ACK_TEMPLATE = b'{"body":{},"id":"%s","kind":"conform.ack","version":"1.0"}'
+_ACK_TEMPLATE = b'{"version":"%s","kind":"conform.ack","id":"%%s","body":{}}' % _V
+_SORTED_ACK_TEMPLATE = b'{"body":{},"id":"%%s","kind":"conform.ack","version":"%s"}' % _V
 
 TransportFactory = Callable[[], Transport]
 Validator = Callable[[dict], Sequence[object]]
@@ -70,8 +72,7 @@ class StrayAnswer(SessionError):
         return stray
 
 
-def encode(envelope: dict) -> bytes:
-    return json.dumps(envelope, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+encode = encode_envelope
 
 
 def decode(payload: bytes) -> dict:
