@@ -132,12 +132,11 @@ def _print_sdk(console: Console, sdk: SdkRun, run: RunResult) -> None:
     table.add_column("category")
     for outcome in OUTCOME_ORDER:
         table.add_column(outcome.value, justify="right", style=_STYLE[outcome.value])
-    for category in sorted({case.category for case in sdk.results}):
-        row = [
-            sum(1 for c in sdk.results if c.category == category and c.outcome is o)
-            for o in OUTCOME_ORDER
-        ]
-        table.add_row(category, *(_cell(n) for n in row))
+    matrix = build_matrix(run)
+    for category in matrix.categories:
+        counts = matrix.cell(category, sdk.label).counts
+        if any(counts.values()):
+            table.add_row(category, *(_cell(counts[o.value]) for o in OUTCOME_ORDER))
     tally = sdk.counts()
     table.add_row("[bold]total[/bold]", *(f"[bold]{tally[o.value]}[/bold]" for o in OUTCOME_ORDER))
     console.print(table)

@@ -18,7 +18,7 @@ from fakepeer.report.catalog import Catalog, catalog_from_document
 from fakepeer.report.document import RunInfo, run_from_document
 from fakepeer.report.htmlcase import case_details
 from fakepeer.report.htmltext import anchor, attr, category_anchor, text
-from fakepeer.report.matrix import Cell, Matrix, Status, build_matrix, case_status
+from fakepeer.report.matrix import OUTCOME_STATUS, Cell, Matrix, Status, build_matrix, case_status
 from fakepeer.report.registry import Reporter
 from fakepeer.session.outcomes import OUTCOME_ORDER, summary_line
 from fakepeer.session.results import CaseResult, RunResult
@@ -61,7 +61,7 @@ def _header(run: RunResult, info: RunInfo) -> str:
     tally = run.counts()
     status = run.exit_status()
     badges = " ".join(
-        f'<span class="s-{_outcome_status(o.value)}">{tally[o.value]} {o.value}</span>'
+        f'<span class="s-{OUTCOME_STATUS[o].value}">{tally[o.value]} {o.value}</span>'
         for o in OUTCOME_ORDER
         if tally[o.value]
     )
@@ -91,10 +91,6 @@ def _header(run: RunResult, info: RunInfo) -> str:
             _failing_links(run),
         ]
     )
-
-
-def _outcome_status(outcome: str) -> str:
-    return {"pass": "pass", "fail": "fail", "error": "fail", "xpass": "warn"}.get(outcome, "skip")
 
 
 def _failing_links(run: RunResult) -> str:

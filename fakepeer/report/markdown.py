@@ -23,7 +23,7 @@ def to_markdown(document: dict) -> str:
     if len(document["sdks"]) > 1:
         lines.extend(_matrix_section(matrix))
     for sdk in document["sdks"]:
-        lines.extend(_sdk_section(sdk))
+        lines.extend(_sdk_section(sdk, matrix))
     summary = summary_line(document["summary"])
     lines.append(f"**{summary}** (exit status {document['exit_status']})")
     return "\n".join(lines) + "\n"
@@ -52,7 +52,7 @@ def _cell_text(text: str) -> str:
     return text.replace("|", "\\|").replace("`", "'")
 
 
-def _sdk_section(sdk: dict) -> list[str]:
+def _sdk_section(sdk: dict, matrix: Matrix) -> list[str]:
     caps = sdk["capabilities"]
     offered = ", ".join(caps) if caps is not None else "(never registered)"
     label = sdk["label"].replace("`", "'")
@@ -60,12 +60,10 @@ def _sdk_section(sdk: dict) -> list[str]:
     outcomes = [outcome.value for outcome in OUTCOME_ORDER]
     lines.append("| category | " + " | ".join(outcomes) + " |")
     lines.append("|---|" + "---:|" * len(outcomes))
-    for category in sorted({case["category"] for case in sdk["cases"]}):
-        row = [
-            sum(1 for c in sdk["cases"] if c["category"] == category and c["outcome"] == o)
-            for o in outcomes
-        ]
-        lines.append(f"| {category} | " + " | ".join(str(n) for n in row) + " |")
+    for category in matrix.categories:
+        counts = matrix.cell(category, sdk["label"]).counts
+        if any(counts.values()):
+            lines.append(f"| {category} | " + " | ".join(str(counts[o]) for o in outcomes) + " |")
     tally = sdk["summary"]
     lines.append("| **total** | " + " | ".join(f"**{tally[o]}**" for o in outcomes) + " |")
     lines.append("")
