@@ -660,7 +660,7 @@ def _valid_id(value: Any) -> bool:
     return isinstance(value, str) and 1 <= len(value) <= MAX_ID_CHARS
 
 
-def parseenvelope(payload: bytes) -> dict[str, Any]:
+def parse_envelope(payload: bytes) -> dict[str, Any]:
     """Decode one frame payload through §2 steps 1-4 (JSON, shape, major, known kind).
 
     Body members, limits and tagged values (steps 5-7) are checked by `decode.decode_frame`.
