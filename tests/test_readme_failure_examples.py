@@ -22,7 +22,7 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 EXAMPLES = [
     (
         '--sdk "python3 tests/mutants/mutant_host.py replay-reruns-callback" -k replay',
-        "FAIL replay.callback-not-rerun (replay, required): 2 difference(s): value",
+        "FAIL replay.callback-not-rerun (replay, required): 3 difference(s): invariant, value",
     ),
     (
         '--sdk "python3 tests/mutants/mutant_host.py json-not-canonical" -k keys-sorted-by-utf16',
