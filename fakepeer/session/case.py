@@ -75,7 +75,7 @@ def _play(
         deadline = _clip(time.monotonic() + timeout, overall_deadline)
         too_new = fixture.needs_newer_version(session.version)
         if too_new:
-            return _result(fixture, Outcome.SKIP, wire, known_failure, reason=too_new)
+            return _result(fixture, Outcome.SKIP, wire, reason=too_new)
         missing = fixture.capabilities and fixture.missing_capabilities(
             session.capabilities or frozenset()
         )
