@@ -172,7 +172,6 @@ class _SdkRunner:
             fixture,
             timeout=self.timeout,
             comparer=self.comparer,
-            known_failure=False,
         )
 
     def close(self) -> None:
