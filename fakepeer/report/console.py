@@ -142,7 +142,7 @@ def _print_sdk(console: Console, sdk: SdkRun, run: RunResult) -> None:
     console.print(table)
     for case in sdk.results:
         if case.outcome in (Outcome.FAIL, Outcome.ERROR, Outcome.XPASS):
-            _print_case(console, case, run)
+            print_case(console, case, run.strict, run.lenient)
     console.print()
 
 
@@ -150,10 +150,10 @@ def _cell(count: int) -> str:
     return str(count) if count else "[dim]0[/dim]"
 
 
-def _print_case(console: Console, case: CaseResult, run: RunResult) -> None:
-    strict = run.strict
+def print_case(console: Console, case: CaseResult, strict: bool, lenient: bool = False) -> None:
+    """One failing, erroring or xpass case: its line, its diff and its stderr tail."""
     if case.outcome is Outcome.XPASS:
-        label = "XPASS" + (" (reported; --lenient keeps the run green)" if run.lenient else "")
+        label = "XPASS" + (" (reported; --lenient keeps the run green)" if lenient else "")
         console.print(
             f"[magenta]{label}[/magenta] {escape(case.id)}: listed as a known failure but passed"
         )
