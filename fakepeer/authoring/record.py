@@ -209,7 +209,7 @@ def _strings(node: object) -> set[str]:
 def _supplied_by_fixture(envelope: dict, pointer: str, supplied: set[str]) -> bool:
     """A suggested `vary` is not needed when the fixture itself supplied that exact text
     (an error message a program step raises is the fixture's, not the SDK's choice)."""
-    from fakepeer.cases.pointer import resolve
+    from fakepeer.protocol.pointer import resolve
 
     try:
         value = resolve(envelope, pointer)

@@ -20,7 +20,7 @@ from jsonschema.exceptions import best_match
 from fakepeer.cases.errors import FixtureError, FixtureProblem
 from fakepeer.cases.macros import MacroError, expand
 from fakepeer.cases.model import Fixture, Rule
-from fakepeer.cases.pointer import join
+from fakepeer.protocol.pointer import join
 
 SCHEMA_FILE = "lifecycle.schema.json"
 MEMBER = "lifecycle"

@@ -12,8 +12,8 @@ import copy
 
 from fakepeer.cases.lifecycle import LifecycleSpec
 from fakepeer.cases.model import Fixture
-from fakepeer.cases.pointer import split
 from fakepeer.compare import Finding
+from fakepeer.protocol.pointer import split
 from fakepeer.server.host import HostLink
 from fakepeer.server.loop import ModelServer, RunReport
 from fakepeer.server.script import Fault, ScriptItem
