@@ -3,23 +3,26 @@
 Exit status: 0 when every required case passes or is a known failure, 1 on failures, 2 on usage
 or fixture errors, 3 when the bench itself failed on a case (an internal error: no verdict), 130
 when a signal (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT) interrupted the run. After a run, the last line
-printed is exactly `N passed, N failed` (with `, N skipped` when any were skipped), for CI
-systems to read.
+printed is exactly `N passed, N failed` (then `, N errors` and `, N skipped` when there are any),
+for CI systems to read.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import sys
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from fakepeer import atomic, interrupts
+from fakepeer import __version__, atomic, interrupts
 from fakepeer.cases import FixtureError, Shard, default_fixture_dir, load_fixtures, select
+from fakepeer.cases.keywords import KeywordError, Keywords
 from fakepeer.cases.root import RootError, configure
 from fakepeer.cases.variants import VARIANTS, parse_variants, with_variants
 from fakepeer.report import (
@@ -31,11 +34,8 @@ from fakepeer.report import (
     merge_documents,
     print_listing,
     print_run,
+    reporters,
     to_document,
-    write_document,
-    write_html,
-    write_junit,
-    write_markdown,
 )
 from fakepeer.report.document import selection_of
 from fakepeer.session import (
@@ -44,12 +44,11 @@ from fakepeer.session import (
     EXIT_USAGE,
     RunOptions,
     RunResult,
-    format_known_failures,
-    read_known_failures,
     run_suite,
     summary_line,
     targets_from_options,
 )
+from fakepeer.session import known_failures as known_lists
 from fakepeer.streams import PipeSafeStream
 from fakepeer.transport import CommandError, close_all
 
@@ -64,11 +63,18 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
+    rich_markup_mode=None,  # plain help: no type labels such as <list[str]> or <bool>
 )
 
 
+def _show_version(value: bool) -> None:
+    if value:
+        print(f"ryusen-conform {__version__}")
+        raise typer.Exit(0)
+
+
 @app.callback()
-def _choose_root(
+def _app(
     root: Annotated[
         Path | None,
         typer.Option(
@@ -78,6 +84,12 @@ def _choose_root(
             metavar="DIR",
         ),
     ] = None,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_show_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
 ) -> None:
     """Language-neutral conformance bench for the Ryusen execution protocol (RFD 2)."""
     configure(root, announce=True)
@@ -87,20 +99,84 @@ class UsageProblem(Exception):
     """A command line that cannot be carried out; reported as one paragraph, exit status 2."""
 
 
-@dataclass(frozen=True)
-class ReportPaths:
-    """Where to write each report format; None means not asked for."""
+def with_report_options(command: Callable) -> Callable:
+    """Add one `PATH` option per registered report format (and `--strict`, `--lenient`) to a
+    command, handed to it as `reports={name: path}`: `run` and `merge` share this one list."""
+    signature = inspect.signature(command, eval_str=True)
+    added = [
+        inspect.Parameter(
+            reporter.name,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=None,
+            annotation=Annotated[
+                Path | None, typer.Option(*reporter.options, help=reporter.help, metavar="PATH")
+            ],
+        )
+        for reporter in reporters()
+    ]
+    added += [
+        inspect.Parameter(
+            "strict",
+            inspect.Parameter.KEYWORD_ONLY,
+            default=False,
+            annotation=Annotated[
+                bool, typer.Option("--strict", help="Recommended-level failures fail the run.")
+            ],
+        ),
+        inspect.Parameter(
+            "lenient",
+            inspect.Parameter.KEYWORD_ONLY,
+            default=False,
+            annotation=Annotated[
+                bool,
+                typer.Option(
+                    "--lenient",
+                    help="A listed known failure that passes, and a listed id that is no "
+                    "fixture, do not fail the run.",
+                ),
+            ],
+        ),
+    ]
+    shared = {"reports", *(p.name for p in added)}
+    kept = [p for p in signature.parameters.values() if p.name not in shared]
 
-    json: Path | None = None
-    junit: Path | None = None
-    markdown: Path | None = None
-    html: Path | None = None
+    @functools.wraps(command)
+    def wrapper(**kwargs: object) -> None:
+        paths = {r.name: kwargs.pop(r.name, None) for r in reporters()}
+        command(reports={name: path for name, path in paths.items() if path}, **kwargs)
+
+    wrapper.__signature__ = signature.replace(parameters=[*kept, *added])  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in [*kept, *added]}
+    return wrapper
 
 
 # ----------------------------------------------------------------------------- run
 
+_RUN_EPILOG = """\b
+Fixtures: fixtures/ of the checkout around the current folder (found like git finds its own),
+or of --root DIR, else the corpus bundled with the package; the first line printed says which.
+--no-default-fixtures leaves it out; --fixtures adds files or folders.
+--sdk CMD is split like a shell line. A program path with a '/' (./host, runners/node/conform)
+is resolved from the current directory, a bare name is looked up on PATH; the host runs in the
+current directory. Without --sdk, the bundled Python reference SDK runs.
+\b
+-k EXPR: names matched (case-insensitively, as substrings) against each fixture's id and
+category, combined with and, or, not and parentheses, as in pytest:
+  -k "replay and not timers"   -k "(values or json) and utf16"
+A repeated -k narrows: a fixture must match every one.
+\b
+--known-failures FILE or LABEL=FILE (repeatable): fixture ids expected to fail, one a line with
+an optional '# reason'; LABEL is an --sdk text and FILE applies to every SDK without one. A file
+may hold several SDKs' lists under [LABEL] lines.
+\b
+Exit status: 0 every required case passed or is a listed known failure; 1 a case failed, errored
+or a listed known failure passed or is no fixture (unless --lenient); 2 usage or fixture errors.
+The last line is 'N passed, N failed', then ', N errors' and ', N skipped' when there are any.
+"""
 
-@app.command()
+
+@app.command(epilog=_RUN_EPILOG)
+@with_report_options
 def run(
     sdk: Annotated[
         list[str] | None,
@@ -110,23 +186,29 @@ def run(
             "python:[PATH:]MODULE:FUNCTION for a host written in Python, run inside the bench "
             "(FUNCTION(reader, writer) serves frames as a host does on stdin/stdout; PATH is "
             "added to the import path). Default: the bundled Python reference SDK.",
+            metavar="CMD",
         ),
     ] = None,
     fixtures: Annotated[
         list[Path] | None,
-        typer.Option("--fixtures", help="Fixture file or folder to add to fixtures/ (repeatable)."),
+        typer.Option(
+            "--fixtures", help="Fixture file or folder to load too (repeatable).", metavar="PATH"
+        ),
     ] = None,
     no_default_fixtures: Annotated[
-        bool, typer.Option("--no-default-fixtures", help="Do not load the repository's fixtures/.")
+        bool, typer.Option("--no-default-fixtures", help="Do not load the default corpus.")
     ] = False,
     keyword: Annotated[
-        str | None,
+        list[str] | None,
         typer.Option(
-            "-k", help="Only fixtures whose id or category contains EXPR.", metavar="EXPR"
+            "-k",
+            help="Only fixtures matching the expression (see below; repeatable).",
+            metavar="EXPR",
         ),
     ] = None,
     category: Annotated[
-        list[str] | None, typer.Option("--category", help="Only this category (repeatable).")
+        list[str] | None,
+        typer.Option("--category", help="Only this category (repeatable).", metavar="NAME"),
     ] = None,
     shard: Annotated[
         str | None,
@@ -146,15 +228,19 @@ def run(
     ] = "none",
     timeout: Annotated[
         float,
-        typer.Option("--timeout", help="Seconds allowed per case.", min=0.001, max=MAX_SECONDS),
+        typer.Option(
+            "--timeout",
+            help=f"Seconds allowed per case (default {DEFAULT_CASE_TIMEOUT:g}).",
+            metavar="SECONDS",
+            show_default=False,
+        ),
     ] = DEFAULT_CASE_TIMEOUT,
     max_time: Annotated[
         float | None,
         typer.Option(
             "--max-time",
             help="Seconds allowed for the whole run, cleanup included.",
-            min=0.001,
-            max=MAX_SECONDS,
+            metavar="SECONDS",
         ),
     ] = None,
     jobs: Annotated[
@@ -162,44 +248,52 @@ def run(
         typer.Option(
             "--jobs",
             "-j",
-            help=f"SDK sessions in parallel (at most {MAX_JOBS}, and never more than the "
-            "selected fixtures).",
-            min=1,
-            max=MAX_JOBS,
+            help=f"SDK sessions in parallel (default 1; at most {MAX_JOBS}, and never more than "
+            "the selected fixtures).",
+            metavar="N",
+            show_default=False,
         ),
     ] = 1,
     known_failures: Annotated[
-        Path | None, typer.Option("--known-failures", help="File of fixture ids expected to fail.")
-    ] = None,
-    write_failures: Annotated[
-        Path | None, typer.Option("--write-failures", help="Write the current failures to FILE.")
-    ] = None,
-    strict: Annotated[
-        bool,
-        typer.Option("--strict", help="Recommended failures and unexpected passes fail the run."),
-    ] = False,
-    report_json: Annotated[
-        Path | None, typer.Option("--report-json", help="Write the JSON report.")
-    ] = None,
-    junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML.")] = None,
-    markdown: Annotated[
-        Path | None, typer.Option("--markdown", help="Write a Markdown summary.")
-    ] = None,
-    html: Annotated[
-        Path | None,
+        list[str] | None,
         typer.Option(
-            "--html", help="Write a self-contained HTML report (matrix, diffs, wire logs)."
+            "--known-failures",
+            help="Fixture ids expected to fail (see below; repeatable).",
+            metavar="[LABEL=]FILE",
         ),
     ] = None,
+    update_failures: Annotated[
+        bool,
+        typer.Option(
+            "--update-failures",
+            help="Rewrite the --known-failures lists to this run's failures.",
+        ),
+    ] = False,
+    write_failures: Annotated[
+        Path | None,
+        typer.Option(
+            "--write-failures", help="Write this run's failures to a new list.", metavar="PATH"
+        ),
+    ] = None,
+    *,
+    reports: dict[str, Path],
+    strict: bool,
+    lenient: bool,
 ) -> None:
     """Run the conformance fixtures against one or more SDKs."""
     console = make_console()
-    _check_seconds(timeout=timeout, max_time=max_time)
-    paths = ReportPaths(report_json, junit, markdown, html)
-    _check_outputs(paths, write_failures)
     parsed_shard = _parse_shard(shard)
+    expressions = _parse_keywords(keyword or [])
+    _check_positive("--timeout", timeout)
+    if max_time is not None:
+        _check_positive("--max-time", max_time)
+    if not 1 <= jobs <= MAX_JOBS:
+        raise UsageProblem(f"--jobs takes a whole number from 1 to {MAX_JOBS}, got {jobs}")
+    _check_outputs(reports, write_failures)
+    if update_failures and not known_failures:
+        raise UsageProblem("--update-failures rewrites the --known-failures lists: name one")
     corpus = _load(fixtures or [], not no_default_fixtures)
-    selected = select(corpus, keyword=keyword, categories=category or (), shard=parsed_shard)
+    selected = select(corpus, keywords=expressions, categories=category or (), shard=parsed_shard)
     try:
         selected = with_variants(selected, parse_variants(variants))
     except ValueError as exc:
@@ -209,46 +303,53 @@ def run(
         raise typer.Exit(0)
     if not selected and parsed_shard is None:
         raise UsageProblem(f"no fixture matches the selection ({len(corpus)} loaded)")
-    ids = {fixture.id for fixture in corpus} | {fixture.id for fixture in selected}
-    known = _read_known(known_failures, ids, console)
     try:
         targets = targets_from_options(sdk)
     except CommandError as exc:
         raise UsageProblem(str(exc)) from None
-    options = RunOptions(
-        timeout=timeout, max_time=max_time, jobs=jobs, known_failures=known, strict=strict
-    )
+    # a variant's id (FIXTURE@VARIANT) may be listed too
+    corpus_ids = {fixture.id for fixture in corpus} | {fixture.id for fixture in selected}
+    known = _read_known(known_failures or [], [target.label for target in targets])
+    options = RunOptions(timeout=timeout, max_time=max_time, jobs=jobs, strict=strict)
     with RunProgress(console, targets, len(selected)) as progress:
         result = run_suite(targets, selected, options, on_result=progress.advance)
+    result.lenient = lenient
+    known_lists.apply(result, known)
     print_run(console, result)
+    problems = [] if update_failures else known_lists.problems(known, corpus_ids)
     whole = (
         selected
         if parsed_shard is None
-        else select(corpus, keyword=keyword, categories=category or ())
+        else with_variants(
+            select(corpus, keywords=expressions, categories=category or ()),
+            parse_variants(variants),
+        )
     )
     info = RunInfo(
         shard=str(parsed_shard) if parsed_shard else None,
         timeout=timeout,
-        fixtures=len(selected),
         catalog=catalog_from_fixtures(selected),
         selection=selection_of(fixture.id for fixture in whole),
     )
-    _write_outputs(result, info, paths, console)
+    _write_reports(to_document(result, info), reports, console)
+    if update_failures and not result.interrupted:
+        _update_failures(result, known, corpus_ids, console)
     if write_failures is not None and not result.interrupted:
         _write_failures(result, write_failures, console)
-    _finish(result)
+    _finish(result, problems, lenient)
 
 
-def _check_seconds(**values: float | None) -> None:
-    for name, value in values.items():
-        if value is not None and not math.isfinite(value):
-            option = "--" + name.replace("_", "-")
-            raise UsageProblem(f"{option} must be a number of seconds, not {value}")
+def _check_positive(option: str, seconds: float) -> None:
+    if not (math.isfinite(seconds) and 0 < seconds <= MAX_SECONDS):
+        raise UsageProblem(
+            f"{option} takes a number of seconds above 0 and at most {MAX_SECONDS:g}, "
+            f"got {seconds:g}"
+        )
 
 
-def _check_outputs(paths: ReportPaths, *more: Path | None) -> None:
+def _check_outputs(paths: dict[str, Path], *more: Path | None) -> None:
     """Refuse unwritable report paths before the run starts, so no result is lost to them."""
-    for path in (paths.json, paths.junit, paths.markdown, paths.html, *more):
+    for path in (*paths.values(), *more):
         if path is None:
             continue
         try:
@@ -266,6 +367,13 @@ def _parse_shard(text: str | None) -> Shard | None:
         raise UsageProblem(str(exc)) from None
 
 
+def _parse_keywords(texts: list[str]) -> list[Keywords]:
+    try:
+        return [Keywords.parse(text) for text in texts]
+    except KeywordError as exc:
+        raise UsageProblem(str(exc)) from None
+
+
 def _load(extra: list[Path], include_default: bool) -> list:
     paths = list(extra)
     if not include_default:  # the root is not consulted (nor announced) when it is not used
@@ -280,57 +388,58 @@ def _load(extra: list[Path], include_default: bool) -> list:
     return load_fixtures(paths)
 
 
-def _read_known(path: Path | None, corpus_ids: set[str], console) -> frozenset[str]:
-    if path is None:
-        return frozenset()
+def _read_known(specs: list[str], labels: list[str]) -> known_lists.KnownFailures:
     try:
-        known = read_known_failures(path)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageProblem(f"cannot read --known-failures {path}: {exc}") from None
-    for unknown in sorted(known - corpus_ids):
-        console.print(
-            f"[yellow]warning:[/yellow] --known-failures lists {unknown}, which is not a "
-            "loaded fixture",
-            markup=True,
-        )
-    return known
+        return known_lists.read_lists(specs, labels)
+    except known_lists.KnownFailuresError as exc:
+        raise UsageProblem(str(exc)) from None
 
 
-def _write_outputs(result: RunResult, info: RunInfo, paths: ReportPaths, console) -> None:
+def _write_reports(document: dict, paths: dict[str, Path], console) -> None:
+    """The one output loop of `run` and `merge`: every asked-for format, from the document."""
+    for reporter in reporters():
+        path = paths.get(reporter.name)
+        if path is None:
+            continue
+        try:
+            atomic.write_text(path, reporter.render(document))
+        except OSError as exc:
+            raise UsageProblem(f"cannot write {reporter.noun} to {path}: {exc}") from None
+        console.print(f"wrote {reporter.noun} to {path}", markup=False)
+
+
+def _update_failures(
+    result: RunResult, known: known_lists.KnownFailures, corpus_ids: set[str], console
+) -> None:
     try:
-        if paths.json is not None:
-            write_document(to_document(result, info), paths.json)
-            console.print(f"wrote the JSON report to {paths.json}", markup=False)
-        if paths.junit is not None:
-            write_junit(result, paths.junit)
-            console.print(f"wrote JUnit XML to {paths.junit}", markup=False)
-        if paths.markdown is not None:
-            write_markdown(result, paths.markdown)
-            console.print(f"wrote the Markdown summary to {paths.markdown}", markup=False)
-        if paths.html is not None:
-            write_html(result, paths.html, info)
-            console.print(f"wrote the HTML report to {paths.html}", markup=False)
-    except OSError as exc:
-        raise UsageProblem(f"cannot write a report: {exc}") from None
+        written = known_lists.update(result, known, corpus_ids)
+    except known_lists.KnownFailuresError as exc:
+        raise UsageProblem(str(exc)) from None
+    for path in written:
+        console.print(f"updated the known failures in {path}", markup=False)
 
 
 def _write_failures(result: RunResult, path: Path, console) -> None:
-    ids = {case.id for sdk in result.sdks for case in sdk.failures()}
+    sections = known_lists.failures_of(result)
     header = (
         f"Known failures written by ryusen-conform on "
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n"
         f"SDK: {', '.join(sdk.label for sdk in result.sdks)}"
     )
     try:
-        atomic.write_text(path, format_known_failures(ids, header))
-    except OSError as exc:
-        raise UsageProblem(f"cannot write --write-failures {path}: {exc}") from None
-    console.print(f"wrote {len(ids)} failure(s) to {path}", markup=False)
+        known_lists.write_atomically(path, known_lists.format_lists(sections, header))
+    except known_lists.KnownFailuresError as exc:
+        raise UsageProblem(f"cannot write --write-failures: {exc}") from None
+    count = sum(len(ids) for ids in sections.values())
+    console.print(f"wrote {count} failure(s) to {path}", markup=False)
 
 
-def _finish(result: RunResult) -> None:
+def _finish(result: RunResult, problems: list[str] = (), lenient: bool = False) -> None:
     sys.stderr.flush()
     sys.stdout.flush()
+    for problem in problems:
+        tag = "warning" if lenient else "error"
+        print(f"known failures: {tag}: {problem}", flush=True)
     if result.interrupted:
         not_run = sum(case.not_run for sdk in result.sdks for case in sdk.results)
         _say(
@@ -344,7 +453,8 @@ def _finish(result: RunResult) -> None:
             "their reasons); this run is no verdict: please report it"
         )
     print(summary_line(result.counts()), flush=True)
-    raise typer.Exit(result.exit_status())
+    status = result.exit_status()
+    raise typer.Exit(status if lenient or not problems else max(status, 1))
 
 
 # ----------------------------------------------------------------------------- schema
@@ -352,7 +462,9 @@ def _finish(result: RunResult) -> None:
 
 @app.command()
 def schema(
-    out: Annotated[Path, typer.Option("--out", help="Folder to write the JSON Schemas into.")],
+    out: Annotated[
+        Path, typer.Option("--out", help="Folder to write the JSON Schemas into.", metavar="DIR")
+    ],
 ) -> None:
     """Export the JSON Schema of every message kind, of fixtures and of the JSON report."""
     from fakepeer.protocol.schema import export_schemas
@@ -376,20 +488,10 @@ def schema(
 
 
 @app.command()
+@with_report_options
 def merge(
-    reports: Annotated[list[Path], typer.Argument(help="JSON reports of the shards.")],
-    report_json: Annotated[
-        Path | None,
-        typer.Option("--out", "--report-json", help="Write the merged JSON report."),
-    ] = None,
-    junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML.")] = None,
-    markdown: Annotated[
-        Path | None, typer.Option("--markdown", help="Write a Markdown summary.")
-    ] = None,
-    html: Annotated[
-        Path | None, typer.Option("--html", help="Write a self-contained HTML report.")
-    ] = None,
-    strict: Annotated[bool, typer.Option("--strict", help="As for run.")] = False,
+    shards: Annotated[list[Path], typer.Argument(metavar="REPORT", hidden=True)],
+    *,
     allow_partial: Annotated[
         bool,
         typer.Option(
@@ -400,31 +502,38 @@ def merge(
         bool,
         typer.Option("--allow-mixed", help="Merge reports of different fixture selections."),
     ] = False,
+    reports: dict[str, Path],
+    strict: bool,
+    lenient: bool,
 ) -> None:
-    """Combine shard JSON reports into one, print it, and exit as the whole run would."""
+    """Combine the JSON reports of shards (REPORT...) into one run: print it, write the asked-for
+    reports, and exit as the whole run would."""
     console = make_console()
-    _check_outputs(ReportPaths(report_json, junit, markdown, html))
+    _check_outputs(reports)
     try:
-        merged = merge_documents(reports, allow_partial=allow_partial, allow_mixed=allow_mixed)
+        merged = merge_documents(shards, allow_partial=allow_partial, allow_mixed=allow_mixed)
     except ReportError as exc:
         raise UsageProblem(str(exc)) from None
     result = merged.run
     result.strict = result.strict or strict
+    result.lenient = result.lenient or lenient
     print_run(console, result)
     info = RunInfo(catalog=merged.catalog, selection=merged.selection)
-    _write_outputs(result, info, ReportPaths(report_json, junit, markdown, html), console)
+    _write_reports(to_document(result, info), reports, console)
     _finish(result)
 
 
 # ----------------------------------------------------------------------------- fixtures sub-app
-# The fixtures engineer's commands (`ryusen-conform fixtures validate`, ...) are mounted here,
-# and the fuzz engineer's `ryusen-conform fuzz` next to them.
+# The authoring commands (`ryusen-conform fixtures validate`, `matrix`, `coverage`) and `fuzz`
+# live with their packages and are mounted here.
 from fakepeer.authoring.cli import fixtures_app, register_commands  # noqa: E402
 from fakepeer.fuzz.cli import register_commands as register_fuzz_commands  # noqa: E402
+from fakepeer.server.simulate import register_commands as register_simulate_commands  # noqa: E402
 
 app.add_typer(fixtures_app, name="fixtures")
 register_commands(app)
 register_fuzz_commands(app)
+register_simulate_commands(app)
 
 
 # ----------------------------------------------------------------------------- entry point
@@ -435,6 +544,7 @@ def main(argv: list[str] | None = None) -> int:
     interrupts.install()
     sys.stdout = PipeSafeStream(sys.stdout)  # `run | head -1` must not cost the reports
     command = typer.main.get_command(app)
+    _plain_help(command)
     try:
         command.main(args=argv, prog_name="ryusen-conform", standalone_mode=True)
         status = 0
@@ -454,6 +564,20 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         close_all()
     return int(status)
+
+
+def _plain_help(command: object) -> None:
+    """Help that names values as people do: `--out PATH`, never `<path>`, `<list[str]>` or
+    `<float range> [x>=0.001]` (typer's type labels); ranges are still enforced."""
+    for param in getattr(command, "params", ()):
+        if getattr(param, "param_type_name", "") == "argument":
+            param.display_type_rich = lambda ctx: None
+        else:
+            label = param.metavar or param.name.upper()
+            param.display_type_rich = lambda ctx, label=label: label
+        param._get_number_range_help_str = lambda: None
+    for sub in getattr(command, "commands", {}).values():
+        _plain_help(sub)
 
 
 def _say(message: str) -> None:

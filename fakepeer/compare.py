@@ -12,12 +12,13 @@ import base64
 import binascii
 import json
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from fakepeer.cases.model import ExpectStep
-from fakepeer.cases.pointer import join, resolve, split
+from fakepeer.protocol import fastpath
 from fakepeer.protocol.canonical import CanonicalizationError, canonical_bytes
+from fakepeer.protocol.pointer import join, resolve, split
 from fakepeer.protocol.version import PROTOCOL_VERSION, is_supported
 
 
@@ -34,13 +35,19 @@ FindingKind = Literal["value", "schema", "derive", "version", "invariant", "trac
 
 @dataclass(frozen=True)
 class Finding:
-    """One reason an SDK frame does not meet its expectation."""
+    """One reason an SDK frame does not meet its expectation.
+
+    `step` names the exchange (`step 3, expect completed`); `consequence` marks a finding of a
+    later step than the case's first failing one: it may only follow from that first fault.
+    """
 
     kind: FindingKind
     pointer: str
     message: str
     expected: object = MISSING
     actual: object = MISSING
+    step: str = ""
+    consequence: bool = False
 
     def to_json(self) -> dict:
         record: dict = {"kind": self.kind, "pointer": self.pointer, "message": self.message}
@@ -48,10 +55,20 @@ class Finding:
             record["expected"] = self.expected
         if self.actual is not MISSING:
             record["actual"] = self.actual
+        if self.step:
+            record["step"] = self.step
+        if self.consequence:
+            record["consequence"] = True
         return record
 
+    def at(self, step: str, consequence: bool) -> Finding:
+        """This finding, naming the exchange it came from."""
+        return replace(self, step=step, consequence=consequence)
+
     def __str__(self) -> str:
-        return f"[{self.kind}] {self.pointer or '(root)'}: {self.message}"
+        head, *rest = self.message.split("\n")
+        lines = [f"[{self.kind}] {self.pointer or '(root)'}: {head}", *(f"    {r}" for r in rest)]
+        return "\n".join(lines)
 
 
 Validator = Callable[[dict], Sequence[object]]
@@ -159,6 +176,8 @@ class _Expectation:
 
     def matches(self, actual: object) -> bool:
         """JSON equality (RFC 8785), cheapest test first; False means `explain` should run."""
+        if not fastpath.enabled():
+            return canonically_equal(self.expected, actual)
         try:
             if self.plain and self.expected == actual:
                 return True
@@ -271,22 +290,27 @@ def _schema_finding(violation: object) -> Finding:
 
 
 def explain(expected: object, actual: object) -> list[Finding]:
-    """List each differing JSON pointer with the expected and actual values (deepdiff)."""
-    from deepdiff import DeepDiff
+    """List each differing JSON pointer with the expected and actual values (deepdiff).
 
-    # ignore_private_variables=False: JSON has no private keys; `__proto__` is data like any other.
+    No key is hidden: deepdiff skips keys that start with `__` unless told otherwise, and a
+    frame's `__proto__` member is as much a difference as any other.
+    """
+    from deepdiff import DeepDiff
+    from deepdiff.helper import NotPresent
+
     diff = DeepDiff(expected, actual, view="tree", verbose_level=2, ignore_private_variables=False)
     findings = []
     for levels in diff.values():
         for level in levels:
-            pointer = join(level.path(output_format="list"))
-            before = MISSING if _absent(level.t1) else level.t1
-            after = MISSING if _absent(level.t2) else level.t2
+            path = level.path(output_format="list")
+            before = MISSING if isinstance(level.t1, NotPresent) else level.t1
+            after = MISSING if isinstance(level.t2, NotPresent) else level.t2
+            as_bytes = _is_bytes_position(expected, actual, path)
             findings.append(
                 Finding(
                     "value",
-                    pointer,
-                    f"expected {render(before)}, got {render(after)}",
+                    join(path),
+                    describe(before, after, as_bytes=as_bytes),
                     expected=before,
                     actual=after,
                 )
@@ -305,12 +329,91 @@ def explain(expected: object, actual: object) -> list[Finding]:
     return findings
 
 
-def _absent(value: object) -> bool:
-    return type(value).__name__ == "NotPresent"
+def _is_bytes_position(expected: object, actual: object, path: Sequence[object]) -> bool:
+    """Whether `path` holds base64 bytes: the `v` of a tagged `bytes` value, or manifest
+    `contents` (docs/protocol.md §3.1, §8.3)."""
+    if not path:
+        return False
+    if path[-1] == "contents":
+        return True
+    if path[-1] != "v":
+        return False
+    for document in (expected, actual):
+        try:
+            parent = resolve(document, join(path[:-1]))
+        except KeyError:
+            continue
+        if isinstance(parent, dict) and parent.get("t") == "bytes":
+            return True
+    return False
 
 
-def render(value: object, limit: int = 200) -> str:
-    """Compact JSON for a diff line, cut to `limit` characters."""
+def describe(before: object, after: object, *, as_bytes: bool = False, limit: int = 160) -> str:
+    """`expected X, got Y` for short values. Long values go on two aligned lines, each elided
+    to the same window around the first difference (never cut before it); base64 bytes are
+    shown decoded, as UTF-8 text or hex, above their base64."""
+    if as_bytes and isinstance(before, str) and isinstance(after, str):
+        left, right = _decoded(before), _decoded(after)
+        if left is not None and right is not None:
+            shown = _elide_pair(left[0], right[0], limit)
+            b64 = _elide_pair(render(before, None), render(after, None), limit)
+            return (
+                "bytes differ:\n"
+                f"expected {shown[0]} ({left[1]})\n"
+                f"     got {shown[1]} ({right[1]})\n"
+                f"expected base64 {b64[0]}\n"
+                f"     got base64 {b64[1]}"
+            )
+    texts = render(before, None), render(after, None)
+    if len(texts[0]) + len(texts[1]) <= limit:
+        return f"expected {texts[0]}, got {texts[1]}"
+    left, right = _elide_pair(*texts, limit)
+    return f"values differ:\nexpected {left}\n     got {right}"
+
+
+def _decoded(text: str) -> tuple[str, str] | None:
+    """(shown text, how it is shown) of base64 bytes: UTF-8 text, or hex."""
+    try:
+        data = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    try:
+        return _visible(data.decode("utf-8")), "UTF-8"
+    except UnicodeDecodeError:
+        return data.hex(" "), "hex"
+
+
+def _visible(text: str) -> str:
+    """Text in backticks, control characters escaped, so what is shown is what is there."""
+    shown = "".join(
+        ch if ch.isprintable() or ch == " " else ch.encode("unicode_escape").decode("ascii")
+        for ch in text
+    )
+    return f"`{shown}`"
+
+
+def _elide_pair(left: str, right: str, limit: int) -> tuple[str, str]:
+    """Both texts cut to about `limit` characters around their first difference, never
+    before it: `…` marks what was left out and the same offset is kept in both."""
+    if len(left) <= limit and len(right) <= limit:
+        return left, right
+    first = next(
+        (i for i, (a, b) in enumerate(zip(left, right, strict=False)) if a != b),
+        min(len(left), len(right)),
+    )
+    start = max(0, first - limit // 3)
+    return _window(left, start, limit), _window(right, start, limit)
+
+
+def _window(text: str, start: int, limit: int) -> str:
+    end = start + limit
+    head = f"…[{start} chars]" if start else ""
+    tail = f"[{len(text) - end} chars]…" if end < len(text) else ""
+    return head + text[start:end] + tail
+
+
+def render(value: object, limit: int | None = 200) -> str:
+    """Compact JSON for a diff line, cut to `limit` characters (None: never cut)."""
     if value is MISSING:
         return "(absent)"
     try:
@@ -318,12 +421,24 @@ def render(value: object, limit: int = 200) -> str:
     except (TypeError, ValueError):
         text = repr(value)
     text = text.encode("utf-8", "backslashreplace").decode("utf-8")  # lone surrogates as \\udXXX
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return text if limit is None or len(text) <= limit else text[: limit - 3] + "..."
 
 
 def diff_text(findings: Iterable[Finding]) -> str:
-    """The findings as lines for people."""
-    return "\n".join(str(finding) for finding in findings)
+    """The findings as lines for people, under the step each came from; the steps after the
+    first failing one are marked as possible consequences of it."""
+    lines: list[str] = []
+    current = None
+    for finding in findings:
+        if finding.step and finding.step != current:
+            current = finding.step
+            note = " (after the first failing step: may be a consequence)"
+            lines.append(f"{finding.step}{note if finding.consequence else ''}:")
+        text = str(finding)
+        lines.extend(f"  {line}" for line in text.split("\n")) if finding.step else lines.append(
+            text
+        )
+    return "\n".join(lines)
 
 
 # ----------------------------------------------------------------------------- derive

@@ -140,11 +140,11 @@ def case_text(case: Any, strict: bool) -> str:
     """The console report of one case, exactly as `ryusen-conform run` prints it, uncoloured."""
     from rich.console import Console
 
-    from fakepeer.report.console import _print_case
+    from fakepeer.report.console import print_case
 
     buffer = io.StringIO()
     console = Console(file=buffer, no_color=True, highlight=False, width=10_000, soft_wrap=True)
-    _print_case(console, case, strict)
+    print_case(console, case, strict)
     return buffer.getvalue().rstrip("\n")
 
 
@@ -172,7 +172,6 @@ class _SdkRunner:
             fixture,
             timeout=self.timeout,
             comparer=self.comparer,
-            known_failure=False,
         )
 
     def close(self) -> None:

@@ -167,7 +167,7 @@ def test_sdk_naming_a_folder_says_so(small: Path) -> None:
 def test_jobs_are_capped(small: Path) -> None:
     done = cli("run", "--jobs", "1000", "--fixtures", str(small), "--no-default-fixtures")
     assert_one_line_error(done, "--jobs")
-    help_text = cli("run", "--help").stdout
+    help_text = " ".join(cli("run", "--help").stdout.split())
     assert "at most 64" in help_text and "python:" in help_text
 
 

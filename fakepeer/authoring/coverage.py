@@ -30,7 +30,7 @@ from fakepeer.authoring.docs import (
 from fakepeer.cases import Fixture, load_fixtures, repository_root
 
 #: Modules that add citations (each defines `citations()`); other helpers append theirs here.
-CITATION_MODULES: list[str] = []
+CITATION_MODULES: list[str] = ["fakepeer.server.rules"]
 
 
 @dataclass(frozen=True)
@@ -167,6 +167,8 @@ def citation_label(citation: Citation) -> str:
 def coverage_for(paths: list[Path] | None = None) -> dict:
     """Coverage of the fixtures under `paths` (default: the repository's fixtures/)."""
     fixtures = load_fixtures(paths if paths else [repository_root() / "fixtures"])
+    if paths:  # fixtures of one's own: the documents cite too, the repository's server tests not
+        return build_coverage(fixtures, citations=document_citations())
     return build_coverage(fixtures)
 
 

@@ -18,6 +18,7 @@ from fakepeer.authoring.validate import RECORDED_SUFFIX
 from fakepeer.cases import FixtureError, fixture_from_document
 from fakepeer.cases.model import RawSendStep, SendStep
 from fakepeer.protocol import strictjson
+from fakepeer.protocol.pointer import escape
 from fakepeer.session.sdk import SdkSession, SessionError, decode
 from fakepeer.session.targets import command_target
 from fakepeer.transport.errors import TransportError, TransportTimeout
@@ -126,8 +127,7 @@ def _tagged_error_messages(node: object, pointer: str) -> list[str]:
             if {"category", "message", "retryable"} <= set(members):
                 found.append(f"{pointer}/v/message")
         for key, value in node.items():
-            token = str(key).replace("~", "~0").replace("/", "~1")
-            found.extend(_tagged_error_messages(value, f"{pointer}/{token}"))
+            found.extend(_tagged_error_messages(value, f"{pointer}/{escape(key)}"))
     elif isinstance(node, list):
         for index, value in enumerate(node):
             found.extend(_tagged_error_messages(value, f"{pointer}/{index}"))
@@ -222,7 +222,7 @@ def _strings(node: object) -> set[str]:
 def _supplied_by_fixture(envelope: dict, pointer: str, supplied: set[str]) -> bool:
     """A suggested `vary` is not needed when the fixture itself supplied that exact text
     (an error message a program step raises is the fixture's, not the SDK's choice)."""
-    from fakepeer.cases.pointer import resolve
+    from fakepeer.protocol.pointer import resolve
 
     try:
         value = resolve(envelope, pointer)

@@ -27,6 +27,7 @@ from fakepeer.cases import (
     load_fixture_file,
 )
 from fakepeer.protocol import strictjson
+from fakepeer.protocol.pointer import escape
 
 RECORDED_SUFFIX = ".recorded.json"
 
@@ -273,8 +274,7 @@ def _near_macros(node: object, pointer: str) -> list[str]:
     return found
 
 
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
+_escape = escape
 
 
 def _unique(problems: list[FixtureProblem]) -> list[FixtureProblem]:

@@ -15,8 +15,9 @@ from pathlib import Path
 
 from fakepeer.cases.errors import FixtureProblem
 from fakepeer.cases.model import ExpectStep, Fixture, SendStep, Step
-from fakepeer.cases.pointer import split
 from fakepeer.protocol.messages import KINDS
+from fakepeer.protocol.messages import envelope as make_envelope
+from fakepeer.protocol.pointer import split
 
 _REQUIRED = re.compile(r"^'(.*)' is a required property$")
 
@@ -35,7 +36,7 @@ def message_problems(fixture: Fixture, file: Path | None = None) -> list[Fixture
             fault = _deliberate_fault(steps[index + 1 :])
         elif isinstance(step, ExpectStep):
             kind, member, fault = step.kind, "expect", None
-            envelope = {"version": "1.0", "kind": kind, "id": "x", "body": step.body}
+            envelope = make_envelope(kind, step.body, "x")
             excused = [VaryPattern(p) for p in (*step.vary, *(p for p, _ in step.derive))]
         else:
             continue

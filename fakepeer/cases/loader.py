@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 from collections.abc import Iterable
 from pathlib import Path
 
 from fakepeer.cases.conformity import message_problems
 from fakepeer.cases.errors import FixtureError, FixtureProblem
 from fakepeer.cases.exchanges import ExchangeCounter
+from fakepeer.cases.lifecycle import is_lifecycle, lifecycle_fixture
 from fakepeer.cases.macros import MacroError, expand
 from fakepeer.cases.model import (
     ExpectedTrace,
@@ -25,13 +25,15 @@ from fakepeer.cases.model import (
     SendStep,
     Step,
 )
-from fakepeer.cases.pointer import join
 from fakepeer.cases.root import active_root
 from fakepeer.cases.schema import schema_problems
 from fakepeer.protocol import strictjson
 from fakepeer.protocol.limits import MAX_FRAME_BYTES
+from fakepeer.protocol.messages import encode_envelope
+from fakepeer.protocol.pointer import join
+from fakepeer.protocol.version import PROTOCOL_VERSION
 
-DEFAULT_VERSION = "1.0"
+DEFAULT_VERSION = PROTOCOL_VERSION
 
 
 def repository_root() -> Path:
@@ -118,6 +120,8 @@ def load_fixture_file(file: Path) -> Fixture:
 
 def fixture_from_document(document: object, file: Path | None = None) -> Fixture:
     """Check one fixture document against the schema and build the runnable Fixture."""
+    if is_lifecycle(document):
+        return lifecycle_fixture(document, file)  # type: ignore[arg-type]
     problems = schema_problems(document, file)
     if problems:
         raise FixtureError(problems)
@@ -234,20 +238,12 @@ def _build_step(
 
 def _check_frame_size(payload: bytes, path: tuple) -> None:
     """A sent frame must fit a frame (§1): otherwise the run would blame the SDK for it."""
-    if not 1 <= len(payload) <= MAX_FRAME_BYTES:
+    if len(payload) > MAX_FRAME_BYTES:
         raise _StepProblem(
             join(path),
-            f"the frame sent here is {len(payload)} bytes; a frame holds 1 to {MAX_FRAME_BYTES} "
-            "bytes (docs/protocol.md §1)",
+            f"the frame sent here is {len(payload)} bytes; a frame holds at most "
+            f"{MAX_FRAME_BYTES} bytes (docs/protocol.md §1)",
         )
-
-
-def encode_envelope(envelope: dict) -> bytes:
-    """Compact JSON text of an envelope: UTF-8, or \\u escapes when it holds a lone surrogate."""
-    try:
-        return json.dumps(envelope, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    except UnicodeEncodeError:
-        return json.dumps(envelope, separators=(",", ":")).encode("ascii")
 
 
 def refuse_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:

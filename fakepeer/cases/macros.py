@@ -10,9 +10,9 @@ import base64
 import hashlib
 from collections.abc import Callable
 
-from fakepeer.cases.pointer import join
 from fakepeer.protocol.canonical import CanonicalizationError, canonical_bytes
 from fakepeer.protocol.limits import MAX_FRAME_BYTES
+from fakepeer.protocol.pointer import join
 from fakepeer.protocol.values import plain_to_tagged
 
 Path = tuple[str | int, ...]

@@ -92,6 +92,9 @@ class Fixture:
     document: dict = field(default_factory=dict, repr=False, compare=False)
     #: The derived variant this is (`fakepeer.cases.variants`), None for the fixture as written.
     variant: str | None = None
+    #: A lifecycle scenario (`fakepeer.cases.lifecycle.LifecycleSpec`) played by the model
+    #: server instead of `steps`; None for an exchange fixture.
+    lifecycle: object | None = field(default=None, repr=False, compare=False)
 
     @property
     def required(self) -> bool:

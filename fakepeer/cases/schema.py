@@ -11,7 +11,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
 from fakepeer.cases.errors import FixtureProblem
-from fakepeer.cases.pointer import join
+from fakepeer.protocol.pointer import join
 
 SCHEMA_FILE = "fixture.schema.json"
 _STEP_KINDS = "a step has exactly one of send, send_raw, send_raw_base64, expect"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from fakepeer.cases.keywords import Keywords
 from fakepeer.cases.model import Fixture
 
 
@@ -34,15 +35,17 @@ class Shard:
 def select(
     fixtures: Iterable[Fixture],
     *,
-    keyword: str | None = None,
+    keywords: Sequence[Keywords] = (),
     categories: Sequence[str] = (),
     shard: Shard | None = None,
 ) -> list[Fixture]:
-    """Filter, sort by id, then keep every N-th fixture of the shard (round robin, so balanced)."""
+    """Filter, sort by id, then keep every N-th fixture of the shard (round robin, so balanced).
+
+    A fixture is kept when it matches every `-k` expression (a repeated `-k` narrows).
+    """
     chosen = sorted(fixtures, key=lambda fixture: fixture.id)
-    if keyword:
-        needle = keyword.lower()
-        chosen = [f for f in chosen if needle in f.id.lower() or needle in f.category.lower()]
+    for expression in keywords:
+        chosen = [f for f in chosen if expression.matches(f.id, f.category)]
     if categories:
         wanted = set(categories)
         chosen = [f for f in chosen if f.category in wanted]

@@ -13,9 +13,9 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
-from fakepeer.cases.loader import encode_envelope
 from fakepeer.cases.model import Fixture, SendStep, Step
 from fakepeer.protocol.limits import MAX_FRAME_BYTES, MAX_REQUEST_BYTES
+from fakepeer.protocol.messages import encode_envelope
 
 #: The member added by `unknown-members`; its value is deliberately not a tagged value.
 UNKNOWN_MEMBER = "x-conform-unknown"

@@ -70,12 +70,5 @@ def report(result: CampaignResult) -> None:
 
 
 def register_commands(app: typer.Typer) -> None:
-    """Add the `fuzz` command to the main CLI (the lead mounts it in fakepeer/cli.py)."""
+    """Add the `fuzz` command to the main CLI (fakepeer/cli.py mounts it)."""
     app.command("fuzz")(fuzz)
-
-
-def standalone_app() -> typer.Typer:
-    """`python -m fakepeer.fuzz [OPTIONS]`: the one command, until mounted on ryusen-conform."""
-    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-    register_commands(app)
-    return app

@@ -10,6 +10,7 @@ import json
 import time
 from dataclasses import dataclass
 
+from fakepeer.protocol.version import PROTOCOL_VERSION
 from fakepeer.session.sdk import SdkSession, SessionError, decode
 from fakepeer.session.targets import SdkTarget
 from fakepeer.transport.errors import TransportError
@@ -31,7 +32,7 @@ def invoke_payload(frame_id: str, doc: object) -> bytes:
     ASCII (`\\u` escapes) so that lone surrogates, which have no UTF-8, still travel (§3.3).
     """
     envelope = {
-        "version": "1.0",
+        "version": PROTOCOL_VERSION,
         "kind": "invoke",
         "id": frame_id,
         "body": {

@@ -22,6 +22,7 @@ from fakepeer.protocol.messages import (
     parse_envelope,
     value_positions,
 )
+from fakepeer.protocol.pointer import join
 from fakepeer.protocol.schema import is_schema_valid, schema_errors
 from fakepeer.protocol.values import (
     LIMIT_EXCEEDED,
@@ -32,7 +33,7 @@ from fakepeer.protocol.values import (
 
 
 def _pointer(path: Any) -> str:
-    return "".join("/" + escape_pointer_token(str(part)) for part in path)
+    return join(path)
 
 
 def _inside(pointer: str, roots: list[str]) -> bool:

@@ -10,6 +10,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from fakepeer.protocol.pointer import escape
+
 #: §5.1 category grammar.
 CATEGORY: Final = re.compile(r"[a-z][a-z0-9_]*(\.[a-z0-9_]+)*", re.ASCII)
 
@@ -109,8 +111,9 @@ class ErrorRecord:
             raise ErrorRecordError(f"{pointer}/details", "details must be an object")
         for key, value in details.items():
             if not isinstance(value, str):
-                token = str(key).replace("~", "~0").replace("/", "~1")
-                raise ErrorRecordError(f"{pointer}/details/{token}", "details values are strings")
+                raise ErrorRecordError(
+                    f"{pointer}/details/{escape(key)}", "details values are strings"
+                )
         cause = None
         if "cause" in doc:
             cause = cls.from_json(doc["cause"], f"{pointer}/cause")

@@ -15,11 +15,10 @@ MAX_VALUE_BYTES = 1 * MIB
 #: Deepest value nesting; a value of this depth is accepted, one deeper is refused.
 MAX_DEPTH = 64
 
-#: Integer domains (§3.1) and the small-count range of §2.
+#: Integer domains (§3.1).
 I64_MIN = -(2**63)
 I64_MAX = 2**63 - 1
 U64_MAX = 2**64 - 1
-SMALL_COUNT_MAX = 2**31 - 1
 #: Longest envelope `id` (§2), in characters.
 MAX_ID_CHARS = 256
 

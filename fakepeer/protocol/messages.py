@@ -16,7 +16,12 @@ from typing import Any, Final, Literal
 from fakepeer.protocol.limits import MAX_ID_CHARS
 from fakepeer.protocol.shapes import BODIES
 from fakepeer.protocol.values import has_lone_surrogate
-from fakepeer.protocol.version import CAPABILITIES, SUPPORTED_MAJOR, parse_version
+from fakepeer.protocol.version import (
+    CAPABILITIES,
+    PROTOCOL_VERSION,
+    SUPPORTED_MAJOR,
+    parse_version,
+)
 
 Direction = Literal["S->W", "W->S", "both", "B->H", "H->B"]
 
@@ -25,7 +30,6 @@ UNSUPPORTED_VERSION: Final = "protocol.unsupported_version"
 UNKNOWN_VARIANT: Final = "protocol.unknown_variant"
 
 #: The envelope's members, in the order §2 checks them.
-ENVELOPE_MEMBERS: Final = ("version", "kind", "id", "body")
 
 _H = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 _H1 = "sha256:" + "1" * 64
@@ -89,8 +93,19 @@ def _member_names(schema: dict[str, Any]) -> list[str]:
     return names
 
 
-def _envelope(kind: str, body: dict[str, Any], ident: str = "example#1") -> dict[str, Any]:
-    return {"version": "1.0", "kind": kind, "id": ident, "body": body}
+def encode_envelope(envelope: dict[str, Any]) -> bytes:
+    """The compact JSON text of a frame (§1): UTF-8, or `\\u` escapes where a string holds a
+    lone surrogate (UTF-8 cannot carry one; the escape is the same JSON). The one encoder of
+    the frames the bench sends and of the frames its reports record."""
+    try:
+        return json.dumps(envelope, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(envelope, separators=(",", ":")).encode("ascii")
+
+
+def envelope(kind: str, body: dict[str, Any], ident: str = "example#1") -> dict[str, Any]:
+    """An envelope of this protocol version (§2): the one place one is built from parts."""
+    return {"version": PROTOCOL_VERSION, "kind": kind, "id": ident, "body": body}
 
 
 _CATALOG: tuple[MessageKind, ...] = (
@@ -98,7 +113,7 @@ _CATALOG: tuple[MessageKind, ...] = (
         "register",
         "W->S",
         "7.1",
-        example=_envelope(
+        example=envelope(
             "register",
             {
                 "scope": _SCOPE,
@@ -133,7 +148,7 @@ _CATALOG: tuple[MessageKind, ...] = (
         "S->W",
         "7.2",
         server_answer=True,
-        example=_envelope(
+        example=envelope(
             "register_ack",
             {
                 "version": "1.0",
@@ -147,7 +162,7 @@ _CATALOG: tuple[MessageKind, ...] = (
         "S->W",
         "7.2",
         server_answer=True,
-        example=_envelope(
+        example=envelope(
             "register_refused", {"code": "unauthorized_scope", "message": "not authorized"}
         ),
     ),
@@ -155,7 +170,7 @@ _CATALOG: tuple[MessageKind, ...] = (
         "publish_manifest",
         "W->S",
         "8.4",
-        example=_envelope(
+        example=envelope(
             "publish_manifest",
             {
                 "scope": _SCOPE,
@@ -176,7 +191,7 @@ _CATALOG: tuple[MessageKind, ...] = (
         "S->W",
         "8.5",
         server_answer=True,
-        example=_envelope(
+        example=envelope(
             "manifest_activated",
             {"application_generation": _H1, "workspace_generation": _H2, "commit_order": 1},
         ),
@@ -186,7 +201,7 @@ _CATALOG: tuple[MessageKind, ...] = (
         "S->W",
         "8.5",
         server_answer=True,
-        example=_envelope(
+        example=envelope(
             "manifest_conflict", {"active_generation": _H3, "message": "stale expected_parent"}
         ),
     ),
@@ -195,7 +210,7 @@ _CATALOG: tuple[MessageKind, ...] = (
         "S->W",
         "8.5",
         server_answer=True,
-        example=_envelope(
+        example=envelope(
             "manifest_rejected",
             {"code": "undeclared_function", "message": "trigger t1 names function z"},
         ),
@@ -206,7 +221,7 @@ _CATALOG: tuple[MessageKind, ...] = (
         "9.1",
         values=("input", "history/*[status=completed]/value"),
         opens_exchange=True,
-        example=_envelope(
+        example=envelope(
             "invoke",
             {
                 "run_id": "run-1",
@@ -247,7 +262,7 @@ _CATALOG: tuple[MessageKind, ...] = (
         "W->S",
         "10.1",
         values=("declaration/input", "declaration/payload"),
-        example=_envelope(
+        example=envelope(
             "declared",
             {
                 "declaration": {
@@ -265,19 +280,19 @@ _CATALOG: tuple[MessageKind, ...] = (
         "W->S",
         "10.2",
         values=("value",),
-        example=_envelope("completed", {"value": {"t": "null"}}),
+        example=envelope("completed", {"value": {"t": "null"}}),
     ),
     MessageKind(
         "failed",
         "W->S",
         "10.3",
-        example=_envelope("failed", {"error": _ERROR}),
+        example=envelope("failed", {"error": _ERROR}),
     ),
     MessageKind(
         "definition_blocked",
         "W->S",
         "10.5",
-        example=_envelope(
+        example=envelope(
             "definition_blocked",
             {
                 "reason": "duplicate_step_id",
@@ -292,7 +307,7 @@ _CATALOG: tuple[MessageKind, ...] = (
         "W->S",
         "10.4",
         values=("value",),
-        example=_envelope(
+        example=envelope(
             "step_completed",
             {
                 "operation_id": "op-7f3a",
@@ -306,7 +321,7 @@ _CATALOG: tuple[MessageKind, ...] = (
         "step_failed",
         "W->S",
         "10.4",
-        example=_envelope(
+        example=envelope(
             "step_failed",
             {"operation_id": "op-7f3a", "attempt": 2, "fencing_generation": "11", "error": _ERROR},
         ),
@@ -316,7 +331,7 @@ _CATALOG: tuple[MessageKind, ...] = (
         "W->S",
         "10.4",
         values=("value",),
-        example=_envelope(
+        example=envelope(
             "compensation_completed",
             {
                 "operation_id": "op-9c1d",
@@ -330,7 +345,7 @@ _CATALOG: tuple[MessageKind, ...] = (
         "compensation_failed",
         "W->S",
         "10.4",
-        example=_envelope(
+        example=envelope(
             "compensation_failed",
             {
                 "operation_id": "op-9c1d",
@@ -349,7 +364,7 @@ _CATALOG: tuple[MessageKind, ...] = (
         "target_not_found",
         "W->S",
         "10.6",
-        example=_envelope(
+        example=envelope(
             "target_not_found", {"run_id": "run-1", "step_id": "notify", "phase": "forward"}
         ),
     ),
@@ -357,7 +372,7 @@ _CATALOG: tuple[MessageKind, ...] = (
         "rejected_before_start",
         "W->S",
         "10.7",
-        example=_envelope(
+        example=envelope(
             "rejected_before_start",
             {
                 "request_id": "example#1",
@@ -371,7 +386,7 @@ _CATALOG: tuple[MessageKind, ...] = (
         "protocol_error",
         "both",
         "10.9",
-        example=_envelope(
+        example=envelope(
             "protocol_error",
             {
                 "error": {
@@ -388,14 +403,14 @@ _CATALOG: tuple[MessageKind, ...] = (
         "B->H",
         "12.3",
         opens_exchange=True,
-        example=_envelope("conform.reset", {}),
+        example=envelope("conform.reset", {}),
     ),
     MessageKind(
         "conform.register",
         "B->H",
         "12.3",
         opens_exchange=True,
-        example=_envelope(
+        example=envelope(
             "conform.register",
             {"scope": _SCOPE, "release_id": None, "instance_id": "conform-instance-1"},
         ),
@@ -405,7 +420,7 @@ _CATALOG: tuple[MessageKind, ...] = (
         "B->H",
         "12.3",
         opens_exchange=True,
-        example=_envelope(
+        example=envelope(
             "conform.publish",
             {
                 "scope": _SCOPE,
@@ -422,28 +437,28 @@ _CATALOG: tuple[MessageKind, ...] = (
         "B->H",
         "12.3",
         opens_exchange=True,
-        example=_envelope("conform.set_ambient", {"key": "branch", "value": "b"}),
+        example=envelope("conform.set_ambient", {"key": "branch", "value": "b"}),
     ),
     MessageKind(
         "conform.set_admission",
         "B->H",
         "12.3",
         opens_exchange=True,
-        example=_envelope("conform.set_admission", {"open": False}),
+        example=envelope("conform.set_admission", {"open": False}),
     ),
     MessageKind(
         "conform.shutdown",
         "B->H",
         "12.3",
         opens_exchange=True,
-        example=_envelope("conform.shutdown", {}),
+        example=envelope("conform.shutdown", {}),
     ),
     MessageKind(
         "conform.trace",
         "both",
         "12.4",
         opens_exchange=True,
-        example=_envelope(
+        example=envelope(
             "conform.trace",
             {
                 "events": [
@@ -463,13 +478,13 @@ _CATALOG: tuple[MessageKind, ...] = (
         "conform.ack",
         "H->B",
         "12.3",
-        example=_envelope("conform.ack", {}),
+        example=envelope("conform.ack", {}),
     ),
     MessageKind(
         "conform.registration_outcome",
         "H->B",
         "12.3",
-        example=_envelope(
+        example=envelope(
             "conform.registration_outcome",
             {"status": "registered", "version": "1.0", "capabilities": ["compensation", "timers"]},
         ),
@@ -478,7 +493,7 @@ _CATALOG: tuple[MessageKind, ...] = (
         "conform.publication_outcome",
         "H->B",
         "12.3",
-        example=_envelope(
+        example=envelope(
             "conform.publication_outcome",
             {"status": "activated", "application_generation": _H1, "workspace_generation": _H2},
         ),
@@ -494,7 +509,6 @@ REQUEST_KINDS: Final = frozenset(k.name for k in _CATALOG if k.opens_exchange)
 SERVER_ANSWER_KINDS: Final = frozenset(k.name for k in _CATALOG if k.server_answer)
 
 # A blob hash used by documentation examples of §3.1 (the SHA-256 of the empty string).
-EMPTY_SHA256: Final = _H
 
 
 class ProtocolViolation(Exception):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -21,17 +21,11 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from fakepeer import atomic
-from fakepeer.protocol._fastschema import Check, Compiler, strict_regex
-from fakepeer.protocol.limits import I64_MAX, I64_MIN, MAX_DEPTH, MAX_VALUE_BYTES, U64_MAX
+from fakepeer.protocol import fastpath
+from fakepeer.protocol.fastpath import Check, Compiler, strict_regex
 from fakepeer.protocol.messages import KINDS, value_positions
-from fakepeer.protocol.values import (
-    ConversionError,
-    decode_bytes_text,
-    escape_pointer_token,
-    parse_f64,
-    parse_int_text,
-    validate_value,
-)
+from fakepeer.protocol.pointer import join
+from fakepeer.protocol.values import ConversionError, validate_value
 
 COMMON = "common"
 _SCHEMA_DIR = "schemas"
@@ -103,7 +97,7 @@ def _fast_check(kind: str) -> Check:
 
 
 def _pointer(path: Any) -> str:
-    return "".join("/" + escape_pointer_token(str(part)) for part in path)
+    return join(path)
 
 
 def _value_violations(envelope: dict[str, Any]) -> list[SchemaViolation]:
@@ -115,106 +109,16 @@ def _value_violations(envelope: dict[str, Any]) -> list[SchemaViolation]:
     return []
 
 
-#: Longer than any canonical f64 text (`-2.2250738585072014e-308` is 24): not cached.
-_F64_TEXT_CHARS = 32
-
-
-@lru_cache(maxsize=4096)
-def _canonical_f64(text: str) -> bool:
-    """Memoised: the same few numbers recur across frames, and `format_f64` is Python."""
-    return parse_f64(text) is not None
-
-
-def _clean_text(text: str) -> bool:
-    """No lone surrogate (they cannot be encoded as UTF-8)."""
-    if text.isascii():
-        return True
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-_I64_TAGS = frozenset({"i64", "instant", "duration"})
-#: Canonical bytes of a tagged value's own members beyond its payload text, with a comma:
-#: `{"t":"duration","v":""},` is 24; 32 leaves room. A payload character takes at most 6.
-_NODE_BYTES = 32
-_CHAR_BYTES = 6
-
-
-def _surely_valid_value(doc: Any) -> bool:
-    """A sufficient test that `validate_value(doc)` raises nothing; False means "ask it".
-
-    The same rules (§3.1-§3.3, depth), walked without building pointers, and an upper bound of
-    the canonical size instead of encoding it. Blobs and anything unusual go to the full check.
-    """
-    bound = 0
-    stack = [(doc, 1)]
-    pop, push = stack.pop, stack.append
-    while stack:
-        node, level = pop()
-        if type(node) is not dict or level > MAX_DEPTH:
-            return False
-        tag = node.get("t")
-        bound += _NODE_BYTES
-        if tag == "null":
-            if len(node) != 1:
-                return False
-            continue
-        if len(node) != 2 or "v" not in node:
-            return False
-        payload = node["v"]
-        kind = type(payload)
-        if tag == "str":
-            if kind is not str or not (payload.isascii() or _clean_text(payload)):
-                return False
-            bound += _CHAR_BYTES * len(payload)
-        elif tag == "object":
-            if kind is not dict:
-                return False
-            for key, item in payload.items():
-                if type(key) is not str or not (key.isascii() or _clean_text(key)):
-                    return False
-                bound += _CHAR_BYTES * len(key) + 4
-                push((item, level + 1))
-        elif tag == "array":
-            if kind is not list:
-                return False
-            bound += len(payload)
-            for item in payload:
-                push((item, level + 1))
-        elif tag in _I64_TAGS:
-            if kind is not str or parse_int_text(payload, I64_MIN, I64_MAX) is None:
-                return False
-            bound += len(payload)
-        elif tag == "u64":
-            if kind is not str or parse_int_text(payload, 0, U64_MAX) is None:
-                return False
-            bound += len(payload)
-        elif tag == "f64":
-            if kind is not str or len(payload) > _F64_TEXT_CHARS or not _canonical_f64(payload):
-                return False
-            bound += len(payload)
-        elif tag == "bool":
-            if kind is not bool:
-                return False
-        elif tag == "bytes":
-            if kind is not str or decode_bytes_text(payload) is None:
-                return False
-            bound += len(payload)
-        else:  # blob, or not a tag: the full check decides and explains
-            return False
-    return bound <= MAX_VALUE_BYTES
-
-
 def _inside(pointer: str, root: str) -> bool:
     return pointer == root or pointer.startswith(root + "/")
 
 
 def is_schema_valid(envelope: dict[str, Any]) -> bool:
-    """The compiled yes/no answer of the kind's schema (no §3 value rules); microseconds."""
-    return _fast_check(envelope["kind"])(envelope)
+    """Whether the kind's schema holds (no §3 value rules): the compiled predicate, microseconds;
+    jsonschema itself when the fast paths are off."""
+    if fastpath.enabled():
+        return _fast_check(envelope["kind"])(envelope)
+    return not schema_errors(envelope)
 
 
 def schema_errors(envelope: dict[str, Any]) -> list[ValidationError]:
@@ -235,11 +139,10 @@ def validate_message(envelope: dict[str, Any]) -> list[SchemaViolation]:
     if not isinstance(kind, str) or kind not in KINDS:
         return [SchemaViolation("/kind", f"unknown message kind {kind!r}")]
     try:
-        if _fast_check(kind)(envelope):
-            for _, value in value_positions(envelope):
-                if not _surely_valid_value(value):
-                    return _value_violations(envelope)
-            return []
+        if fastpath.enabled() and _fast_check(kind)(envelope):
+            values = value_positions(envelope)
+            if all(fastpath.surely_valid_value(value) for _, value in values):
+                return []  # else the plain checks below decide and explain
         errors = [(_pointer(e.absolute_path), e.message) for e in schema_errors(envelope)]
     except RecursionError:
         return _value_violations(envelope) or [

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from fakepeer.protocol.limits import I64_MAX, I64_MIN, MAX_DEPTH, MAX_VALUE_BYTES, U64_MAX
+from fakepeer.protocol.pointer import escape as escape_pointer_token
 
 INVALID_VALUE: Final = "protocol.invalid_value"
 LIMIT_EXCEEDED: Final = "protocol.limit_exceeded"
@@ -90,11 +91,6 @@ class BlobRef:
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def escape_pointer_token(token: str) -> str:
-    """Escape one RFC 6901 reference token."""
-    return token.replace("~", "~0").replace("/", "~1")
 
 
 def has_lone_surrogate(text: str) -> bool:

@@ -1,4 +1,4 @@
-"""Reports: terminal tables, JSON (report.schema.json), JUnit XML, Markdown, HTML, merging."""
+"""Reports: terminal tables, and the file formats of `registry` (JSON, JUnit, Markdown, HTML)."""
 
 from fakepeer.report.catalog import CaseInfo, catalog_from_document, catalog_from_fixtures
 from fakepeer.report.console import (
@@ -17,11 +17,12 @@ from fakepeer.report.document import (
     to_document,
     write_document,
 )
-from fakepeer.report.htmlreport import to_html, write_html
-from fakepeer.report.junit import to_junit, write_junit
-from fakepeer.report.markdown import to_markdown, write_markdown
+from fakepeer.report.htmlreport import to_html
+from fakepeer.report.junit import to_junit
+from fakepeer.report.markdown import to_markdown
 from fakepeer.report.matrix import Cell, Matrix, Status, build_matrix
-from fakepeer.report.merge import Merged, merge_documents, merge_reports
+from fakepeer.report.merge import Merged, merge_documents
+from fakepeer.report.registry import Reporter, reporters
 
 __all__ = [
     "FORMAT",
@@ -30,6 +31,7 @@ __all__ = [
     "Matrix",
     "Merged",
     "ReportError",
+    "Reporter",
     "RunInfo",
     "RunProgress",
     "Status",
@@ -38,18 +40,15 @@ __all__ = [
     "catalog_from_fixtures",
     "make_console",
     "merge_documents",
-    "merge_reports",
     "print_listing",
     "print_matrix",
     "print_run",
     "read_document",
+    "reporters",
     "run_from_document",
     "to_document",
     "to_html",
     "to_junit",
     "to_markdown",
     "write_document",
-    "write_html",
-    "write_junit",
-    "write_markdown",
 ]

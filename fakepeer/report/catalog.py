@@ -9,22 +9,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from fakepeer.cases.model import Fixture
+from fakepeer.cases.model import Fixture, Rule
 
 
 @dataclass(frozen=True)
 class CaseInfo:
-    """A fixture's title and rule: the RFD 2 section and quote, and the protocol section."""
+    """A fixture's title and the rule it checks (the fixture model's `Rule`)."""
 
     title: str
-    section: str
-    quote: str
-    protocol: str | None = None
+    rule: Rule
 
     def rule_json(self) -> dict:
-        rule = {"section": self.section, "quote": self.quote}
-        if self.protocol:
-            rule["protocol"] = self.protocol
+        rule = {"section": self.rule.section, "quote": self.rule.quote}
+        if self.rule.protocol:
+            rule["protocol"] = self.rule.protocol
         return rule
 
 
@@ -33,12 +31,7 @@ Catalog = Mapping[str, CaseInfo]
 
 def catalog_from_fixtures(fixtures: Iterable[Fixture]) -> dict[str, CaseInfo]:
     """Fixture id -> CaseInfo, for the fixtures a run selected."""
-    return {
-        fixture.id: CaseInfo(
-            fixture.title, fixture.rule.section, fixture.rule.quote, fixture.rule.protocol
-        )
-        for fixture in fixtures
-    }
+    return {fixture.id: CaseInfo(fixture.title, fixture.rule) for fixture in fixtures}
 
 
 def catalog_from_document(document: dict) -> dict[str, CaseInfo]:
@@ -50,8 +43,6 @@ def catalog_from_document(document: dict) -> dict[str, CaseInfo]:
             if isinstance(rule, dict) and "title" in case:
                 catalog[case["id"]] = CaseInfo(
                     case["title"],
-                    rule.get("section", ""),
-                    rule.get("quote", ""),
-                    rule.get("protocol"),
+                    Rule(rule.get("section", ""), rule.get("quote", ""), rule.get("protocol")),
                 )
     return catalog

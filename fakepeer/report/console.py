@@ -92,7 +92,7 @@ def print_run(console: Console, run: RunResult) -> None:
     With several SDKs, one categories x SDKs table follows, so they can be compared at a glance.
     """
     for sdk in run.sdks:
-        _print_sdk(console, sdk, run.strict)
+        _print_sdk(console, sdk, run)
     if len(run.sdks) > 1:
         print_matrix(console, run)
 
@@ -120,7 +120,7 @@ def _matrix_cell(cell: Cell, bold: bool = False) -> str:
     return f"[{style}]{escape(cell.text)}[/]"
 
 
-def _print_sdk(console: Console, sdk: SdkRun, strict: bool) -> None:
+def _print_sdk(console: Console, sdk: SdkRun, run: RunResult) -> None:
     caps = ", ".join(sdk.capabilities) if sdk.capabilities is not None else "never registered"
     console.print(
         f"[bold]SDK[/bold] {escape(sdk.label)}  [dim](capabilities: {escape(caps)}; "
@@ -132,18 +132,17 @@ def _print_sdk(console: Console, sdk: SdkRun, strict: bool) -> None:
     table.add_column("category")
     for outcome in OUTCOME_ORDER:
         table.add_column(outcome.value, justify="right", style=_STYLE[outcome.value])
-    for category in sorted({case.category for case in sdk.results}):
-        row = [
-            sum(1 for c in sdk.results if c.category == category and c.outcome is o)
-            for o in OUTCOME_ORDER
-        ]
-        table.add_row(category, *(_cell(n) for n in row))
+    matrix = build_matrix(run)
+    for category in matrix.categories:
+        counts = matrix.cell(category, sdk.label).counts
+        if any(counts.values()):
+            table.add_row(category, *(_cell(counts[o.value]) for o in OUTCOME_ORDER))
     tally = sdk.counts()
     table.add_row("[bold]total[/bold]", *(f"[bold]{tally[o.value]}[/bold]" for o in OUTCOME_ORDER))
     console.print(table)
     for case in sdk.results:
         if case.outcome in (Outcome.FAIL, Outcome.ERROR, Outcome.XPASS):
-            _print_case(console, case, strict)
+            print_case(console, case, run.strict, run.lenient)
     console.print()
 
 
@@ -151,9 +150,10 @@ def _cell(count: int) -> str:
     return str(count) if count else "[dim]0[/dim]"
 
 
-def _print_case(console: Console, case: CaseResult, strict: bool) -> None:
+def print_case(console: Console, case: CaseResult, strict: bool, lenient: bool = False) -> None:
+    """One failing, erroring or xpass case: its line, its diff and its stderr tail."""
     if case.outcome is Outcome.XPASS:
-        label = "XPASS" + ("" if strict else " (reported; fails the run with --strict)")
+        label = "XPASS" + (" (reported; --lenient keeps the run green)" if lenient else "")
         console.print(
             f"[magenta]{label}[/magenta] {escape(case.id)}: listed as a known failure but passed"
         )

@@ -9,7 +9,6 @@ import base64
 import functools
 import hashlib
 import json
-import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -18,14 +17,15 @@ from pathlib import Path
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-from fakepeer import __version__, atomic
+from fakepeer import __version__
 from fakepeer.compare import MISSING, Finding
 from fakepeer.protocol import strictjson
 from fakepeer.protocol.limits import MAX_JSON_NESTING
+from fakepeer.protocol.messages import encode_envelope
 from fakepeer.protocol.version import PROTOCOL_VERSION
 from fakepeer.report.catalog import CaseInfo, Catalog
 from fakepeer.report.matrix import build_matrix
-from fakepeer.session.outcomes import Outcome, counts
+from fakepeer.session.outcomes import Outcome
 from fakepeer.session.results import CaseResult, RunResult, SdkRun
 from fakepeer.session.wire import WireRecord
 
@@ -42,7 +42,6 @@ class RunInfo:
 
     shard: str | None = None
     timeout: float | None = None
-    fixtures: int | None = None
     catalog: Catalog = field(default_factory=dict, compare=False)  # fixture id -> title, rule
     #: What the whole selection was before sharding (`selection_of`): merge checks it.
     selection: dict | None = None
@@ -68,6 +67,7 @@ def to_document(run: RunResult, info: RunInfo = RunInfo()) -> dict:
         "protocol_version": PROTOCOL_VERSION,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "strict": run.strict,
+        "lenient": run.lenient,
         "shard": info.shard,
         "selection": info.selection,
         "case_timeout": info.timeout,
@@ -75,11 +75,11 @@ def to_document(run: RunResult, info: RunInfo = RunInfo()) -> dict:
         "interrupted": run.interrupted,
         "summary": {**tally, "total": sum(tally.values())},
         "matrix": build_matrix(run).to_json(),
-        "sdks": [_sdk_document(sdk, run.strict, info.catalog) for sdk in run.sdks],
+        "sdks": [_sdk_document(sdk, run, info.catalog) for sdk in run.sdks],
     }
 
 
-def _sdk_document(sdk: SdkRun, strict: bool, catalog: Catalog) -> dict:
+def _sdk_document(sdk: SdkRun, run: RunResult, catalog: Catalog) -> dict:
     tally = sdk.counts()
     return {
         "label": sdk.label,
@@ -89,11 +89,14 @@ def _sdk_document(sdk: SdkRun, strict: bool, catalog: Catalog) -> dict:
         "process_starts": sdk.starts,
         "duration": round(sdk.duration, 6),
         "summary": {**tally, "total": sum(tally.values())},
-        "cases": [_case_document(case, strict, catalog.get(case.id)) for case in sdk.results],
+        "cases": [
+            _case_document(case, run.strict, run.lenient, catalog.get(case.id))
+            for case in sdk.results
+        ],
     }
 
 
-def _case_document(case: CaseResult, strict: bool, info: CaseInfo | None) -> dict:
+def _case_document(case: CaseResult, strict: bool, lenient: bool, info: CaseInfo | None) -> dict:
     described = {} if info is None else {"title": info.title, "rule": info.rule_json()}
     return {
         "id": case.id,
@@ -102,7 +105,7 @@ def _case_document(case: CaseResult, strict: bool, info: CaseInfo | None) -> dic
         "level": case.level,
         "outcome": case.outcome.value,
         "raw_outcome": case.raw_outcome.value,
-        "fails_run": case.fails_run(strict),
+        "fails_run": case.fails_run(strict, lenient),
         "duration": round(case.duration, 6),
         "reason": case.reason,
         "diff": [finding.to_json() for finding in case.findings],
@@ -115,26 +118,11 @@ def _case_document(case: CaseResult, strict: bool, info: CaseInfo | None) -> dic
 
 
 def write_document(document: dict, path: Path) -> None:
-    """Write the report atomically, streamed, as strict JSON (no NaN) in UTF-8.
+    """Write the JSON report file (its text is the `--report-json` format's)."""
+    from fakepeer.report.jsonreport import document_text
+    from fakepeer.session.known_failures import write_atomically
 
-    A lone surrogate (a frame may hold one, e.g. `values.str-lone-surrogate-refused`) has no
-    UTF-8: it is written as its `\\uXXXX` escape, which every JSON reader reads back.
-    """
-    encoder = json.JSONEncoder(indent=2, ensure_ascii=False, allow_nan=False)
-    with atomic.replacing(path) as stream:
-        for chunk in encoder.iterencode(document):
-            try:
-                stream.write(chunk.encode("utf-8"))
-            except UnicodeEncodeError:  # only string literals can hold a surrogate
-                stream.write(_SURROGATE.sub(_escape_surrogate, chunk).encode("utf-8"))
-        stream.write(b"\n")
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def _escape_surrogate(match: re.Match[str]) -> str:
-    return f"\\u{ord(match.group()):04x}"
+    write_atomically(path, document_text(document))
 
 
 def read_document(path: Path) -> dict:
@@ -178,8 +166,12 @@ def run_from_document(document: dict) -> RunResult:
             results=[_case_from_document(case) for case in sdk["cases"]],
         )
         sdks.append(run)
-    strict, interrupted = bool(document.get("strict")), bool(document.get("interrupted"))
-    return RunResult(sdks=sdks, strict=strict, interrupted=interrupted)
+    return RunResult(
+        sdks=sdks,
+        strict=bool(document.get("strict", False)),
+        lenient=bool(document.get("lenient", False)),
+        interrupted=bool(document.get("interrupted", False)),
+    )
 
 
 def _case_from_document(case: dict) -> CaseResult:
@@ -198,6 +190,8 @@ def _case_from_document(case: dict) -> CaseResult:
                 f["message"],
                 f.get("expected", MISSING),
                 f.get("actual", MISSING),
+                f.get("step", ""),
+                f.get("consequence", False),
             )
             for f in case.get("diff", [])
         ],
@@ -210,17 +204,13 @@ def _case_from_document(case: dict) -> CaseResult:
 
 def _wire_from_document(record: dict) -> WireRecord:
     if record.get("truncated"):  # only the head was kept; the rebuilt record stays truncated
-        head = record.get("text", "").encode("utf-8", "replace")
+        head = record.get("text", "").encode("utf-8", "surrogatepass")
         size, digest = record.get("size", len(head)), record.get("sha256", "0" * 64)
         return WireRecord(record["direction"], record.get("at", 0.0), head, size, digest)
     if "json" in record:
-        payload = json.dumps(record["json"], separators=(",", ":")).encode("ascii")
+        payload = encode_envelope(record["json"])
     elif "text" in record:
         payload = record["text"].encode("utf-8", "surrogatepass")
     else:
         payload = base64.b64decode(record.get("base64", ""))
     return WireRecord(record["direction"], record.get("at", 0.0), payload)
-
-
-def summary_of(document: dict) -> dict[str, int]:
-    return counts(case["outcome"] for sdk in document["sdks"] for case in sdk["cases"])

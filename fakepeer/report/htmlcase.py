@@ -9,26 +9,29 @@ from __future__ import annotations
 from fakepeer.report.catalog import CaseInfo
 from fakepeer.report.htmltext import attr, compact_json, pretty_json, text
 from fakepeer.report.matrix import case_status
-from fakepeer.session.results import CaseResult
-from fakepeer.session.wire import WireRecord
+from fakepeer.session.results import CaseResult, RunResult
 
 STDERR_LINES = 200
 _ARROW = {"sent": "bench → SDK", "received": "SDK → bench"}
 
 
-def case_details(case: CaseResult, anchor: str, info: CaseInfo | None, strict: bool) -> str:
-    """The `<details id=anchor>` section of one case run against one SDK."""
-    status = case_status(case, strict)
+def case_details(
+    case: CaseResult, anchor: str, info: CaseInfo | None, run: RunResult, wire: list[dict]
+) -> str:
+    """The `<details id=anchor>` section of one case run against one SDK; `wire` is the case's
+    wire log as the JSON report records it (payloads over 64 KiB already truncated)."""
+    strict = run.strict
+    status = case_status(case, strict, run.lenient)
     title = f" — {text(info.title)}" if info else ""
     parts = [
         f'<details class="case s-{status.value}" id="{anchor}">',
         f'<summary><span class="outcome s-{status.value}">{_outcome_label(case, strict)}</span>'
         f"<code>{text(case.id)}</code>{title}</summary>",
         '<div class="body">',
-        _facts(case, info, strict),
+        _facts(case, info, run),
         _diff(case),
         _stderr(case),
-        _wire(case.wire),
+        _wire(wire),
         "</div>",
         "</details>",
     ]
@@ -41,21 +44,22 @@ def _outcome_label(case: CaseResult, strict: bool) -> str:
     return case.outcome.value
 
 
-def _facts(case: CaseResult, info: CaseInfo | None, strict: bool) -> str:
+def _facts(case: CaseResult, info: CaseInfo | None, run: RunResult) -> str:
+    strict = run.strict
     rows = [("fixture", f"<code>{text(case.id)}</code>")]
     if info is not None:
         rows.append(("title", text(info.title)))
-        where = f"RFD 2, {text(info.section)}"
-        if info.protocol:
-            where += f"; settled in protocol {text(info.protocol)}"
-        rows.append(("rule", f"<blockquote>{text(info.quote)}</blockquote>{where}"))
+        where = f"RFD 2, {text(info.rule.section)}"
+        if info.rule.protocol:
+            where += f"; settled in protocol {text(info.rule.protocol)}"
+        rows.append(("rule", f"<blockquote>{text(info.rule.quote)}</blockquote>{where}"))
     rows.append(("category", text(case.category)))
     rows.append(("level", text(case.level)))
     outcome = _outcome_label(case, strict)
     if case.raw_outcome is not case.outcome:
         outcome += f" (raw outcome {text(case.raw_outcome.value)}; listed as a known failure)"
     rows.append(("outcome", outcome))
-    rows.append(("fails the run", "yes" if case.fails_run(strict) else "no"))
+    rows.append(("fails the run", "yes" if case.fails_run(strict, run.lenient) else "no"))
     if case.reason:
         rows.append(("reason", text(case.reason)))
     rows.append(("duration", f"{case.duration:.3f} s"))
@@ -102,18 +106,17 @@ def _stderr(case: CaseResult) -> str:
     return f"<h3>SDK stderr (tail){note}</h3>\n<pre>{text(chr(10).join(shown))}</pre>"
 
 
-def _wire(records: list[WireRecord]) -> str:
+def _wire(records: list[dict]) -> str:
     if not records:
         return '<h3>Wire log</h3>\n<p class="muted">No frame was exchanged.</p>'
     frames = "\n".join(_frame(n, record) for n, record in enumerate(records, 1))
     return f"<h3>Wire log ({len(records)} frames)</h3>\n{frames}"
 
 
-def _frame(number: int, record: WireRecord) -> str:
-    data = record.to_json()  # applies the report's truncation of payloads over 64 KiB
-    direction = attr(record.direction)
-    arrow = _ARROW.get(record.direction, direction)
-    head = f"#{number} {arrow} +{record.at:.4f} s, {data['size']} bytes"
+def _frame(number: int, data: dict) -> str:
+    direction = attr(data["direction"])
+    arrow = _ARROW.get(data["direction"], direction)
+    head = f"#{number} {arrow} +{data['at']:.4f} s, {data['size']} bytes"
     payload = data.get("json")
     if isinstance(payload, dict) and isinstance(payload.get("kind"), str):
         head += f": <code>{text(payload['kind'])}</code>"

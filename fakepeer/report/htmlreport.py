@@ -11,15 +11,15 @@ from __future__ import annotations
 import re
 import time
 from importlib import resources
-from pathlib import Path
 
-from fakepeer import __version__, atomic
+from fakepeer import __version__
 from fakepeer.protocol.version import PROTOCOL_VERSION
-from fakepeer.report.catalog import Catalog
-from fakepeer.report.document import RunInfo
+from fakepeer.report.catalog import Catalog, catalog_from_document
+from fakepeer.report.document import RunInfo, run_from_document
 from fakepeer.report.htmlcase import case_details
 from fakepeer.report.htmltext import anchor, attr, category_anchor, text
-from fakepeer.report.matrix import Cell, Matrix, Status, build_matrix, case_status
+from fakepeer.report.matrix import OUTCOME_STATUS, Cell, Matrix, Status, build_matrix, case_status
+from fakepeer.report.registry import Reporter
 from fakepeer.session.outcomes import OUTCOME_ORDER, summary_line
 from fakepeer.session.results import CaseResult, RunResult
 
@@ -27,9 +27,18 @@ _SLOT = re.compile(r"\{\{(\w+)\}\}")
 _FIRST_FINDING = 300  # characters of a failing case's first finding shown in the header list
 
 
-def to_html(run: RunResult, info: RunInfo | None = None) -> str:
-    """The whole page as text."""
-    info = info or RunInfo()
+def to_html(document: dict) -> str:
+    """The whole page of a JSON report document, as text.
+
+    The page walks results and a catalog rebuilt from the document (as `merge` rebuilds them),
+    so a run's page and the page of its merged shards are made by the same code.
+    """
+    run = run_from_document(document)
+    info = RunInfo(
+        shard=document.get("shard"),
+        timeout=document.get("case_timeout"),
+        catalog=catalog_from_document(document),
+    )
     matrix = build_matrix(run)
     slots = {
         "version": attr(__version__),  # used in an attribute and in text
@@ -38,15 +47,10 @@ def to_html(run: RunResult, info: RunInfo | None = None) -> str:
         "sdks": _sdks(run, matrix),
         "summary": _summary(matrix),
         "matrix": _fixture_grid(run, info.catalog),
-        "cases": _cases(run, info),
+        "cases": _cases(run, info, document),
     }
     # One pass: text put into a slot is never scanned for slots again.
     return _SLOT.sub(lambda match: slots[match.group(1)], _template())
-
-
-def write_html(run: RunResult, path: Path, info: RunInfo | None = None) -> None:
-    # text() already shows lone surrogates as escapes; "replace" only guards against a slip.
-    atomic.write_text(path, to_html(run, info), errors="replace")
 
 
 def _template() -> str:
@@ -57,7 +61,7 @@ def _header(run: RunResult, info: RunInfo) -> str:
     tally = run.counts()
     status = run.exit_status()
     badges = " ".join(
-        f'<span class="s-{_outcome_status(o.value)}">{tally[o.value]} {o.value}</span>'
+        f'<span class="s-{OUTCOME_STATUS[o].value}">{tally[o.value]} {o.value}</span>'
         for o in OUTCOME_ORDER
         if tally[o.value]
     )
@@ -74,6 +78,8 @@ def _header(run: RunResult, info: RunInfo) -> str:
         facts.append(f"shard {text(info.shard)}")
     if run.strict:
         facts.append("--strict")
+    if run.lenient:
+        facts.append("--lenient")
     verdict = "s-pass" if status == 0 else "s-fail"
     return "\n".join(
         [
@@ -87,16 +93,12 @@ def _header(run: RunResult, info: RunInfo) -> str:
     )
 
 
-def _outcome_status(outcome: str) -> str:
-    return {"pass": "pass", "fail": "fail", "error": "fail", "xpass": "warn"}.get(outcome, "skip")
-
-
 def _failing_links(run: RunResult) -> str:
     """Every case that fails the run, linked, so the first thing on the page is the work to do."""
     items = []
     for index, sdk in enumerate(run.sdks):
         for case in sdk.results:
-            if case.fails_run(run.strict):
+            if case.fails_run(run.strict, run.lenient):
                 first = case.diff.partition("\n")[0][:_FIRST_FINDING]
                 detail = f"<br><code>{text(first)}</code>" if first else ""
                 items.append(
@@ -172,7 +174,7 @@ def _fixture_grid(run: RunResult, catalog: Catalog) -> str:
             f'<tr class="category"><th colspan="{len(run.sdks) + 1}">{text(category)} '
             f'<span class="muted">({_count(len(ids), "fixture")})</span></th></tr>'
         ]
-        rows.extend(_fixture_row(fixture_id, by_sdk, catalog, run.strict) for fixture_id in ids)
+        rows.extend(_fixture_row(fixture_id, by_sdk, catalog, run) for fixture_id in ids)
         bodies.append(
             f'<tbody id="{category_anchor(category)}">\n' + "\n".join(rows) + "\n</tbody>"
         )
@@ -188,7 +190,7 @@ def _count(number: int, noun: str) -> str:
 
 
 def _fixture_row(
-    fixture_id: str, by_sdk: list[dict[str, CaseResult]], catalog: Catalog, strict: bool
+    fixture_id: str, by_sdk: list[dict[str, CaseResult]], catalog: Catalog, run: RunResult
 ) -> str:
     cells = []
     statuses = []
@@ -197,7 +199,7 @@ def _fixture_row(
         if case is None:
             cells.append('<td class="cell s-empty" title="not run">-</td>')
             continue
-        status = case_status(case, strict)
+        status = case_status(case, run.strict, run.lenient)
         statuses.append(status)
         label = case.outcome.value + (" (warning)" if status is Status.WARN else "")
         tip = f' title="{attr(case.reason)}"' if case.reason else ""
@@ -215,12 +217,25 @@ def _fixture_row(
     )
 
 
-def _cases(run: RunResult, info: RunInfo) -> str:
+def _cases(run: RunResult, info: RunInfo, document: dict) -> str:
     parts = []
-    for index, sdk in enumerate(run.sdks):
+    for index, (sdk, recorded) in enumerate(zip(run.sdks, document["sdks"], strict=True)):
         parts.append(f"<h3>SDK <code>{text(sdk.label)}</code></h3>")
+        wires = {case["id"]: case.get("wire", []) for case in recorded["cases"]}
         parts.extend(
-            case_details(case, anchor(index, case.id), info.catalog.get(case.id), run.strict)
+            case_details(
+                case, anchor(index, case.id), info.catalog.get(case.id), run, wires[case.id]
+            )
             for case in sdk.results
         )
     return "\n".join(parts)
+
+
+REPORTER = Reporter(
+    name="html",
+    options=("--html",),
+    help="Write a self-contained HTML report (matrix, diffs, wire logs) to PATH.",
+    noun="the HTML report",
+    render=to_html,
+    order=40,
+)

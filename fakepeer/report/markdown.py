@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from fakepeer import atomic
-from fakepeer.report.matrix import Cell, Status, build_matrix
+from fakepeer.report.matrix import Cell, Matrix, Status, matrix_from_json
+from fakepeer.report.registry import Reporter
 from fakepeer.session.outcomes import OUTCOME_ORDER, summary_line
-from fakepeer.session.results import RunResult, SdkRun
 
 _STDERR_LINES = 30
 _MARK = {
@@ -19,19 +16,20 @@ _MARK = {
 }
 
 
-def to_markdown(run: RunResult) -> str:
+def to_markdown(document: dict) -> str:
     """With several SDKs the categories x SDKs table comes first, then each SDK's section."""
+    matrix = matrix_from_json(document["matrix"])
     lines = ["# Ryusen conformance report", ""]
-    if len(run.sdks) > 1:
-        lines.extend(_matrix_section(run))
-    for sdk in run.sdks:
-        lines.extend(_sdk_section(sdk, run.strict))
-    lines.append(f"**{summary_line(run.counts())}** (exit status {run.exit_status()})")
+    if len(document["sdks"]) > 1:
+        lines.extend(_matrix_section(matrix))
+    for sdk in document["sdks"]:
+        lines.extend(_sdk_section(sdk, matrix))
+    summary = summary_line(document["summary"])
+    lines.append(f"**{summary}** (exit status {document['exit_status']})")
     return "\n".join(lines) + "\n"
 
 
-def _matrix_section(run: RunResult) -> list[str]:
-    matrix = build_matrix(run)
+def _matrix_section(matrix: Matrix) -> list[str]:
     lines = ["## Categories x SDKs", ""]
     lines.append("| category | " + " | ".join(f"`{_cell_text(s)}`" for s in matrix.sdks) + " |")
     lines.append("|---|" + "---:|" * len(matrix.sdks))
@@ -54,37 +52,36 @@ def _cell_text(text: str) -> str:
     return text.replace("|", "\\|").replace("`", "'")
 
 
-def _sdk_section(sdk: SdkRun, strict: bool) -> list[str]:
-    caps = ", ".join(sdk.capabilities) if sdk.capabilities is not None else "(never registered)"
-    label = sdk.label.replace("`", "'")
-    lines = [f"## SDK `{label}`", "", f"Capabilities offered: {caps}", ""]
+def _sdk_section(sdk: dict, matrix: Matrix) -> list[str]:
+    caps = sdk["capabilities"]
+    offered = ", ".join(caps) if caps is not None else "(never registered)"
+    label = sdk["label"].replace("`", "'")
+    lines = [f"## SDK `{label}`", "", f"Capabilities offered: {offered}", ""]
     outcomes = [outcome.value for outcome in OUTCOME_ORDER]
     lines.append("| category | " + " | ".join(outcomes) + " |")
     lines.append("|---|" + "---:|" * len(outcomes))
-    categories = sorted({case.category for case in sdk.results})
-    for category in categories:
-        row = [
-            sum(1 for c in sdk.results if c.category == category and c.outcome == o)
-            for o in outcomes
-        ]
-        lines.append(f"| {category} | " + " | ".join(str(n) for n in row) + " |")
-    tally = sdk.counts()
+    for category in matrix.categories:
+        counts = matrix.cell(category, sdk["label"]).counts
+        if any(counts.values()):
+            lines.append(f"| {category} | " + " | ".join(str(counts[o]) for o in outcomes) + " |")
+    tally = sdk["summary"]
     lines.append("| **total** | " + " | ".join(f"**{tally[o]}**" for o in outcomes) + " |")
     lines.append("")
-    problems = [c for c in sdk.results if c.outcome.value in ("fail", "error", "xpass")]
+    problems = [c for c in sdk["cases"] if c["outcome"] in ("fail", "error", "xpass")]
     if problems:
         lines.extend(["### Failing cases", ""])
     for case in problems:
-        tag = "warning" if case.is_warning(strict) else case.outcome.value
+        warning = case["outcome"] != "xpass" and not case["fails_run"]
+        tag = "warning" if warning else case["outcome"]
         lines.append(
-            f"<details><summary><code>{case.id}</code> ({case.category}, {case.level}): "
-            f"{tag}: {_escape(case.reason)}</summary>"
+            f"<details><summary><code>{case['id']}</code> ({case['category']}, "
+            f"{case['level']}): {tag}: {_escape(case['reason'])}</summary>"
         )
         lines.append("")
-        if case.diff:
-            lines.extend(["```", case.diff, "```"])
-        if case.stderr_tail:
-            tail = "\n".join(case.stderr_tail.splitlines()[-_STDERR_LINES:])
+        if case["diff_text"]:
+            lines.extend(["```", case["diff_text"], "```"])
+        if case["stderr_tail"]:
+            tail = "\n".join(case["stderr_tail"].splitlines()[-_STDERR_LINES:])
             lines.extend(["SDK stderr (tail):", "```", tail, "```"])
         lines.extend(["</details>", ""])
     return lines
@@ -94,5 +91,11 @@ def _escape(text: str) -> str:
     return text.replace("<", "&lt;").replace(">", "&gt;")
 
 
-def write_markdown(run: RunResult, path: Path) -> None:
-    atomic.write_text(path, to_markdown(run))
+REPORTER = Reporter(
+    name="markdown",
+    options=("--markdown",),
+    help="Write a Markdown summary (for CI job summaries) to PATH.",
+    noun="the Markdown summary",
+    render=to_markdown,
+    order=30,
+)

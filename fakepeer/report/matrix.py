@@ -64,6 +64,11 @@ class Cell:
     def to_json(self) -> dict:
         return {**self.counts, "total": self.total, "fails_run": self.fails_run}
 
+    @classmethod
+    def from_json(cls, record: dict) -> Cell:
+        """A cell of the JSON report's `matrix` (what the file formats render from)."""
+        return cls({o.value: record.get(o.value, 0) for o in Outcome}, record["fails_run"])
+
 
 @dataclass(frozen=True)
 class Matrix:
@@ -95,6 +100,18 @@ class Matrix:
         }
 
 
+def matrix_from_json(record: dict) -> Matrix:
+    """The Matrix of a JSON report's `matrix` member."""
+    sdks = tuple(record["sdks"])
+    cells = {
+        (row["category"], cell["sdk"]): Cell.from_json(cell)
+        for row in record["rows"]
+        for cell in row["cells"]
+    }
+    totals = {cell["sdk"]: Cell.from_json(cell) for cell in record["totals"]}
+    return Matrix(sdks, tuple(record["categories"]), cells, totals)
+
+
 def build_matrix(run: RunResult) -> Matrix:
     """Count every SDK's outcomes per category."""
     labels = tuple(sdk.label for sdk in run.sdks)
@@ -106,24 +123,33 @@ def build_matrix(run: RunResult) -> Matrix:
         for case in sdk.results:
             by_category[case.category].append(case)
         for category, cases in by_category.items():
-            cells[(category, sdk.label)] = _cell(cases, run.strict)
-        totals[sdk.label] = _cell(sdk.results, run.strict)
+            cells[(category, sdk.label)] = _cell(cases, run.strict, run.lenient)
+        totals[sdk.label] = _cell(sdk.results, run.strict, run.lenient)
     return Matrix(sdks=labels, categories=categories, cells=cells, totals=totals)
 
 
-def _cell(cases: list[CaseResult], strict: bool) -> Cell:
+def _cell(cases: list[CaseResult], strict: bool, lenient: bool) -> Cell:
     return Cell(
         counts=counts(case.outcome for case in cases),
-        fails_run=sum(1 for case in cases if case.fails_run(strict)),
+        fails_run=sum(1 for case in cases if case.fails_run(strict, lenient)),
     )
 
 
-def case_status(case: CaseResult, strict: bool) -> Status:
-    """The status of a single case, for the per-fixture grid of the HTML report."""
-    if case.fails_run(strict):
+#: How an outcome reads at a glance when nothing else is known (a badge of a count).
+OUTCOME_STATUS = {
+    Outcome.PASS: Status.PASS,
+    Outcome.FAIL: Status.FAIL,
+    Outcome.ERROR: Status.FAIL,
+    Outcome.XPASS: Status.WARN,
+    Outcome.SKIP: Status.SKIP,
+    Outcome.XFAIL: Status.SKIP,
+}
+
+
+def case_status(case: CaseResult, strict: bool, lenient: bool = False) -> Status:
+    """The status of a single case, for the per-fixture grid of the HTML report: the outcome's,
+    except that a failure the run tolerates is a warning and one it does not is a failure."""
+    if case.fails_run(strict, lenient):
         return Status.FAIL
-    if case.outcome in (Outcome.FAIL, Outcome.ERROR, Outcome.XPASS):
-        return Status.WARN
-    if case.outcome is Outcome.PASS:
-        return Status.PASS
-    return Status.SKIP
+    status = OUTCOME_STATUS[case.outcome]
+    return Status.WARN if status is Status.FAIL else status

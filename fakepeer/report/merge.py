@@ -49,12 +49,13 @@ def merge_documents(
         _check_shards(documents)
     merged: dict[str, SdkRun] = {}
     catalog: dict[str, CaseInfo] = {}
-    strict = interrupted = False
+    strict = interrupted = lenient = False
     for path, document in documents:
         run = run_from_document(document)
         catalog.update(catalog_from_document(document))
         strict = strict or run.strict
         interrupted = interrupted or run.interrupted
+        lenient = lenient or run.lenient
         for sdk in run.sdks:
             target = merged.get(sdk.label)
             if target is None:
@@ -69,7 +70,9 @@ def merge_documents(
                 f"{selection['count']} selected cases (a shard missing?); "
                 "pass --allow-partial to merge them anyway"
             )
-    run = RunResult(sdks=list(merged.values()), strict=strict, interrupted=interrupted)
+    run = RunResult(
+        sdks=list(merged.values()), strict=strict, lenient=lenient, interrupted=interrupted
+    )
     return Merged(run, catalog, selection)
 
 

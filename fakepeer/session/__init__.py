@@ -8,10 +8,7 @@ from fakepeer.session.outcomes import (
     EXIT_OK,
     EXIT_USAGE,
     Outcome,
-    apply_known_failure,
     counts,
-    format_known_failures,
-    read_known_failures,
     summary_line,
 )
 from fakepeer.session.results import CaseResult, RunResult, SdkRun
@@ -38,12 +35,9 @@ __all__ = [
     "SessionError",
     "WireLog",
     "WireRecord",
-    "apply_known_failure",
     "command_target",
     "counts",
     "default_target",
-    "format_known_failures",
-    "read_known_failures",
     "run_case",
     "run_suite",
     "summary_line",

@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterable
 
 from fakepeer.cases.exchanges import NO_USABLE_ID
-from fakepeer.session.outcomes import Outcome, apply_known_failure
+from fakepeer.session.outcomes import Outcome
 from fakepeer.session.results import CaseResult
 from fakepeer.session.sdk import StrayAnswer
 from fakepeer.session.wire import WireRecord
@@ -55,7 +55,7 @@ def blame(result: CaseResult, stray: StrayAnswer, during: str, stderr: str) -> N
     `during` says when it came: `during case 'x.y'`, or `after the session's last case`.
 
     The copy joins its wire log; an earlier failure's reason and diff are kept after the new one.
-    A known failure stays one (its outcome differs from its raw outcome: xpass or xfail).
+    (Known failures are applied after the run, so only the raw outcome exists yet.)
     """
     at = time.monotonic() - result.started
     result.wire.append(WireRecord.capture("received", at, stray.payload))
@@ -64,8 +64,6 @@ def blame(result: CaseResult, stray: StrayAnswer, during: str, stderr: str) -> N
         f"arrived {during}"
     )
     result.reason = f"{reason}; before that: {result.reason}" if result.reason else reason
-    known_failure = result.outcome is not result.raw_outcome
-    result.raw_outcome = Outcome.ERROR
-    result.outcome = apply_known_failure(Outcome.ERROR, known_failure)
+    result.raw_outcome = result.outcome = Outcome.ERROR
     if not result.stderr_tail:
         result.stderr_tail = stderr

@@ -24,7 +24,7 @@ from fakepeer.session.effects import (
     check_invariants,
     trace_events,
 )
-from fakepeer.session.outcomes import Outcome, apply_known_failure
+from fakepeer.session.outcomes import Outcome
 from fakepeer.session.results import CaseResult
 from fakepeer.session.sdk import SdkSession, SessionError, StrayAnswer, decode, encode
 from fakepeer.session.wire import WireLog
@@ -40,7 +40,6 @@ def run_case(
     *,
     timeout: float,
     comparer: Comparer,
-    known_failure: bool = False,
     overall_deadline: float | None = None,
 ) -> CaseResult:
     """Run one fixture; never raises for SDK misbehaviour (it becomes an `error` result).
@@ -48,9 +47,9 @@ def run_case(
     If a late answer of an earlier case interrupts this one, that case takes the error and this
     one is played once more on a fresh process, where its own outcome stands.
     """
-    result = _play(session, fixture, timeout, comparer, known_failure, overall_deadline, True)
+    result = _play(session, fixture, timeout, comparer, overall_deadline, True)
     if result is None:
-        result = _play(session, fixture, timeout, comparer, known_failure, overall_deadline, False)
+        result = _play(session, fixture, timeout, comparer, overall_deadline, False)
     assert result is not None
     return result
 
@@ -60,7 +59,6 @@ def _play(
     fixture: Fixture,
     timeout: float,
     comparer: Comparer,
-    known_failure: bool,
     overall_deadline: float | None,
     may_blame: bool,
 ) -> CaseResult | None:
@@ -77,7 +75,7 @@ def _play(
         deadline = _clip(time.monotonic() + timeout, overall_deadline)
         too_new = fixture.needs_newer_version(session.version)
         if too_new:
-            return _result(fixture, Outcome.SKIP, wire, known_failure, reason=too_new)
+            return _result(fixture, Outcome.SKIP, wire, reason=too_new)
         missing = fixture.capabilities and fixture.missing_capabilities(
             session.capabilities or frozenset()
         )
@@ -86,11 +84,14 @@ def _play(
                 fixture,
                 Outcome.SKIP,
                 wire,
-                known_failure,
                 reason=f"the SDK does not offer the capabilities: {', '.join(missing)}",
             )
         session.clear_stderr()
         session.reset(deadline, wire)
+        if fixture.lifecycle is not None:  # a whole run, played by the model server
+            from fakepeer.server.lifecycle import play_lifecycle
+
+            findings.extend(play_lifecycle(session, fixture, deadline, wire))
         steps = fixture.steps
         for index, step in enumerate(steps):
             if isinstance(step, SendStep):
@@ -107,34 +108,35 @@ def _play(
                 session.send(step.payload, deadline, wire)
             elif isinstance(step, ExpectStep):
                 answer, found = _expect(session, step, deadline, wire, comparer)
-                findings.extend(found)
+                # later differences may only follow from the first failing step: say so
+                where, after_first = f"step {index + 1}, expect {step.kind}", bool(findings)
+                findings.extend(finding.at(where, after_first) for finding in found)
                 if step.exchange_id in invokes:
                     invoke, trace_id = invokes.pop(step.exchange_id)
                     if trace_id is None:
                         trace_id = _ask_trace(session, deadline, wire)
                     try:
                         events = _read_trace(session, step, trace_id, deadline, wire)
-                        findings.extend(_effects(step, invoke, answer, events))
+                        effects = _effects(step, invoke, answer, events)
+                        findings.extend(finding.at(where, after_first) for finding in effects)
                     except TraceProblem as exc:
                         trace_problem = trace_problem or str(exc)
         _check_nothing_more(session, wire)
     except TransportError as exc:
         reason = _describe(exc, timeout, deadline, overall_deadline)
         reason, stderr = session.end(reason, hung=isinstance(exc, TransportTimeout))
-        return _error(fixture, wire, known_failure, reason, findings, stderr)
+        return _error(fixture, wire, reason, findings, stderr)
     except SessionError as exc:
         reason, stderr = exc.reason, exc.stderr
         if session.transport is not None:  # not ended yet (a start failure ends its process)
             reason, stderr = session.end(reason)
         if may_blame and _blamed_earlier(session, fixture, wire, exc, stderr):
             return None
-        return _error(fixture, wire, known_failure, reason, findings, stderr)
+        return _error(fixture, wire, reason, findings, stderr)
     if trace_problem is not None:
-        result = _error(
-            fixture, wire, known_failure, trace_problem, findings, session.stderr_tail()
-        )
+        result = _error(fixture, wire, trace_problem, findings, session.stderr_tail())
     else:
-        result = _finished(session, fixture, wire, known_failure, findings)
+        result = _finished(session, fixture, wire, findings)
     session.served.append(result)
     return result
 
@@ -156,18 +158,16 @@ def _finished(
     session: SdkSession,
     fixture: Fixture,
     wire: WireLog,
-    known_failure: bool,
     findings: list[Finding],
 ) -> CaseResult:
     """The result of a script played to its end: pass, or fail with its differences."""
     if not findings:
-        return _result(fixture, Outcome.PASS, wire, known_failure)
+        return _result(fixture, Outcome.PASS, wire)
     kinds = sorted({finding.kind for finding in findings})
     return _result(
         fixture,
         Outcome.FAIL,
         wire,
-        known_failure,
         reason=f"{len(findings)} difference(s): {', '.join(kinds)}",
         findings=findings,
         stderr=session.stderr_tail(),
@@ -177,7 +177,6 @@ def _finished(
 def _error(
     fixture: Fixture,
     wire: WireLog,
-    known_failure: bool,
     reason: str,
     findings: list[Finding],
     stderr: str,
@@ -186,7 +185,6 @@ def _error(
         fixture,
         Outcome.ERROR,
         wire,
-        known_failure,
         reason=reason,
         findings=findings,
         stderr=stderr,
@@ -295,7 +293,6 @@ def _result(
     fixture: Fixture,
     raw: Outcome,
     wire: WireLog,
-    known_failure: bool,
     *,
     reason: str = "",
     findings: list[Finding] | None = None,
@@ -305,7 +302,7 @@ def _result(
         id=fixture.id,
         category=fixture.category,
         level=fixture.level,
-        outcome=apply_known_failure(raw, known_failure),
+        outcome=raw,  # a listed known failure is applied after the run
         raw_outcome=raw,
         duration=time.monotonic() - wire.started,
         reason=reason,

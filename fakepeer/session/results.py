@@ -54,8 +54,8 @@ class CaseResult:
     def diff(self) -> str:
         return diff_text(self.findings)
 
-    def fails_run(self, strict: bool) -> bool:
-        return fails_run(self.outcome, self.level, strict)
+    def fails_run(self, strict: bool, lenient: bool = False) -> bool:
+        return fails_run(self.outcome, self.level, strict, lenient)
 
     def is_warning(self, strict: bool) -> bool:
         return is_warning(self.outcome, self.level, strict)
@@ -76,10 +76,6 @@ class SdkRun:
     def counts(self) -> dict[str, int]:
         return counts(result.outcome for result in self.results)
 
-    def failures(self) -> list[CaseResult]:
-        """Cases whose raw outcome is fail or error (known failures included): --write-failures."""
-        return [r for r in self.results if r.raw_outcome in (Outcome.FAIL, Outcome.ERROR)]
-
 
 @dataclass
 class RunResult:
@@ -87,13 +83,17 @@ class RunResult:
 
     sdks: list[SdkRun]
     strict: bool = False
+    #: a known failure that passes (xpass) does not fail the run (`--lenient`)
+    lenient: bool = False
+    #: Ctrl-C or a signal ended the run early: unfinished cases are marked not run.
     interrupted: bool = False
 
     def counts(self) -> dict[str, int]:
         return counts(result.outcome for sdk in self.sdks for result in sdk.results)
 
     def exit_status(self) -> int:
-        """0 only when every required case passes or is a known failure (and no xpass if strict).
+        """0 only when every required case passes or is a known failure (and no xpass unless
+        lenient).
 
         An interrupted run is 130 and a run where the bench failed internally 3, whatever the
         cases say: neither is a verdict.
@@ -102,7 +102,9 @@ class RunResult:
             return EXIT_INTERRUPTED
         if any(r.internal for sdk in self.sdks for r in sdk.results):
             return EXIT_INTERNAL
-        failing = any(r.fails_run(self.strict) for sdk in self.sdks for r in sdk.results)
+        failing = any(
+            r.fails_run(self.strict, self.lenient) for sdk in self.sdks for r in sdk.results
+        )
         return EXIT_FAILURES if failing else EXIT_OK
 
 

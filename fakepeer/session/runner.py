@@ -19,9 +19,10 @@ from pathlib import Path
 
 from fakepeer.cases.model import Fixture
 from fakepeer.compare import Comparer
+from fakepeer.protocol import fastpath
 from fakepeer.session.attribution import blame, owner
 from fakepeer.session.case import run_case
-from fakepeer.session.outcomes import Outcome, apply_known_failure
+from fakepeer.session.outcomes import Outcome
 from fakepeer.session.results import CaseResult, RunResult, SdkRun, trim_result
 from fakepeer.session.sdk import SdkSession
 from fakepeer.session.targets import SdkTarget
@@ -41,7 +42,6 @@ class RunOptions:
     timeout: float = DEFAULT_CASE_TIMEOUT
     max_time: float | None = None
     jobs: int = 1
-    known_failures: frozenset[str] = frozenset()
     strict: bool = False
     validator: Callable | None = None
 
@@ -94,7 +94,7 @@ def _old_objects_frozen() -> Iterator[None]:
     run and would walk every fixture again each time (a quarter of the per-case cost at 10,000
     cases). A caller that froze objects itself is left alone.
     """
-    if not gc.isenabled() or gc.get_freeze_count():
+    if not fastpath.enabled() or not gc.isenabled() or gc.get_freeze_count():
         yield
         return
     gc.freeze()
@@ -158,13 +158,12 @@ def _account(
     for fixture in fixtures:
         result = results.get(fixture.id)
         if result is None:
-            known = fixture.id in options.known_failures
             if interrupted:
-                result = _not_run(fixture, known, "not run: the run was interrupted")
+                result = _not_run(fixture, "not run: the run was interrupted")
                 result.not_run = True
             else:
                 lost = "the bench recorded no result for this case"
-                result = _internal(fixture, known, f"{lost} ({failure or 'no cause known'})")
+                result = _internal(fixture, f"{lost} ({failure or 'no cause known'})")
         run.results.append(result)
     return run
 
@@ -239,11 +238,8 @@ def _serve(
             fixture = shared.cases.popleft()
         except IndexError:
             break
-        known = fixture.id in options.known_failures
         if overall is not None and time.monotonic() >= overall:
-            result = _not_run(
-                fixture, known, f"not run: --max-time of {options.max_time:g} s exceeded"
-            )
+            result = _not_run(fixture, f"not run: --max-time of {options.max_time:g} s exceeded")
         else:
             try:
                 result = run_case(
@@ -251,16 +247,13 @@ def _serve(
                     fixture,
                     timeout=options.timeout,
                     comparer=comparer,
-                    known_failure=known,
                     overall_deadline=overall,
                 )
             except Exception as exc:  # noqa: BLE001 - a bench bug: this case's internal error
-                result = _internal(fixture, known, f"the bench failed on this case: {_where(exc)}")
+                result = _internal(fixture, f"the bench failed on this case: {_where(exc)}")
                 session.discard()  # the conversation's state is unknown: start afresh
             if shared.stop.is_set():  # interrupted meanwhile: whatever it says, it did not finish
-                result = _not_run(
-                    fixture, known, "not run: the run was interrupted during the case"
-                )
+                result = _not_run(fixture, "not run: the run was interrupted during the case")
                 result.not_run = True
         trim_result(result)
         _remember(recent, result, session)
@@ -302,19 +295,19 @@ def _where(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {str(exc)[:300]}{place if frames else ''}"
 
 
-def _internal(fixture: Fixture, known: bool, reason: str) -> CaseResult:
+def _internal(fixture: Fixture, reason: str) -> CaseResult:
     """An internal error: an `error` row, marked so the run exits 3 (known failure or not)."""
-    result = _not_run(fixture, known, f"internal error: {reason}")
+    result = _not_run(fixture, f"internal error: {reason}")
     result.internal = True
     return result
 
 
-def _not_run(fixture: Fixture, known: bool, reason: str) -> CaseResult:
+def _not_run(fixture: Fixture, reason: str) -> CaseResult:
     return CaseResult(
         id=fixture.id,
         category=fixture.category,
         level=fixture.level,
-        outcome=apply_known_failure(Outcome.ERROR, known),
+        outcome=Outcome.ERROR,
         raw_outcome=Outcome.ERROR,
         reason=reason,
     )

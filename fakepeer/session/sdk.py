@@ -12,7 +12,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from fakepeer.protocol import strictjson
+from fakepeer.protocol import fastpath, strictjson
+from fakepeer.protocol.messages import encode_envelope
 from fakepeer.protocol.version import PROTOCOL_VERSION, negotiated_version
 from fakepeer.session.wire import WireLog
 from fakepeer.transport.base import Transport
@@ -31,11 +32,12 @@ LATE_FRAME_WAIT_SECONDS = 0.2
 #: After this many handshakes in a row fail, the SDK is declared unusable for the run.
 MAX_CONSECUTIVE_START_FAILURES = 2
 
-_RESET_TEMPLATE = b'{"version":"1.0","kind":"conform.reset","id":"%s","body":{}}'
+_V = PROTOCOL_VERSION.encode("ascii")
+_RESET_TEMPLATE = b'{"version":"%s","kind":"conform.reset","id":"%%s","body":{}}' % _V
 #: The `conform.ack` of a reset, byte for byte, as hosts usually write it: members in the order
 #: of §2, or sorted (RFC 8785). Either one passes the ack's checks without decoding it.
-_ACK_TEMPLATE = b'{"version":"1.0","kind":"conform.ack","id":"%s","body":{}}'
-_SORTED_ACK_TEMPLATE = b'{"body":{},"id":"%s","kind":"conform.ack","version":"1.0"}'
+_ACK_TEMPLATE = b'{"version":"%s","kind":"conform.ack","id":"%%s","body":{}}' % _V
+_SORTED_ACK_TEMPLATE = b'{"body":{},"id":"%%s","kind":"conform.ack","version":"%s"}' % _V
 
 TransportFactory = Callable[[], Transport]
 Validator = Callable[[dict], Sequence[object]]
@@ -73,8 +75,7 @@ class StrayAnswer(SessionError):
         return stray
 
 
-def encode(envelope: dict) -> bytes:
-    return json.dumps(envelope, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+encode = encode_envelope
 
 
 def decode(payload: bytes) -> dict:
@@ -299,7 +300,7 @@ class SdkSession:
     def _check_ack(self, ident: str, payload: bytes) -> None:
         """The answer to reset `ident` must be its `conform.ack` (bytes compared first)."""
         raw = ident.encode("ascii")
-        if payload == _ACK_TEMPLATE % raw or payload == _SORTED_ACK_TEMPLATE % raw:
+        if fastpath.enabled() and payload in (_ACK_TEMPLATE % raw, _SORTED_ACK_TEMPLATE % raw):
             return
         answer = self._answer_to(ident, payload)
         if answer.get("kind") != "conform.ack":

@@ -28,8 +28,13 @@ def check_length(length: int, limit: int = MAX_FRAME_BYTES) -> None:
 
 
 def encode_frame(payload: bytes, limit: int = MAX_FRAME_BYTES) -> bytes:
-    """Return header + payload; refuse payloads the protocol forbids."""
-    check_length(len(payload), limit)
+    """Return header + payload; refuse payloads over the limit.
+
+    An empty payload is sent as a frame of length 0: a fixture's deliberate fault (§1), which
+    a receiving SDK answers like any payload that is not JSON.
+    """
+    if payload:
+        check_length(len(payload), limit)
     return HEADER.pack(len(payload)) + payload
 
 

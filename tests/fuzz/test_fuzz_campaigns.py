@@ -98,9 +98,9 @@ def test_fixed_seed_reproduces_the_same_counterexample(tmp_path: Path) -> None:
     assert first.failures
 
 
-def test_fuzz_command_standalone_and_mountable(tmp_path: Path) -> None:
+def test_fuzz_command_in_the_cli_and_mountable(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "fakepeer.fuzz", "--examples", "20", "--seed", "1"],
+        [sys.executable, "-m", "fakepeer", "fuzz", "--examples", "20", "--seed", "1"],
         cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr

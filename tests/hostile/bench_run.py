@@ -128,7 +128,8 @@ def run_bench(sdk: str, fixtures: Path, tmp: Path, timeout: float, *extra: str) 
             except ProcessLookupError:
                 pass
     elapsed = time.monotonic() - started
-    output = done.stdout.decode("utf-8", "replace") + done.stderr.decode("utf-8", "replace")
+    # stderr first, so the last line is the summary the bench prints last on stdout
+    output = done.stderr.decode("utf-8", "replace") + done.stdout.decode("utf-8", "replace")
     document = json.loads(report.read_text(encoding="utf-8")) if report.exists() else {}
     return BenchRun(done.returncode, elapsed, output, document, leftovers)
 

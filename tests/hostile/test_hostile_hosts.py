@@ -39,7 +39,7 @@ def _assert_only_victim_failed(run: BenchRun, victim: str = VICTIM) -> dict:
     }, "the other cases must still pass after the bench respawns the host"
     assert run.sdk["process_starts"] == 2, "one fresh process after the broken one"
     assert run.status == 1
-    assert run.output.rstrip().splitlines()[-1] == f"{len(CASES) - 1} passed, 1 failed"
+    assert run.output.rstrip().splitlines()[-1] == f"{len(CASES) - 1} passed, 0 failed, 1 error"
     return run.case(victim)
 
 
@@ -113,7 +113,7 @@ def test_exit_before_registering_errors_every_case_and_gives_up(
     assert "cannot load my SDK" in run.case(CASES[0])["stderr_tail"]
     assert run.sdk["process_starts"] <= 3, "the bench must give up on an SDK that cannot start"
     assert run.status == 1
-    assert run.output.rstrip().splitlines()[-1] == f"0 passed, {len(CASES)} failed"
+    assert run.output.rstrip().splitlines()[-1] == f"0 passed, 0 failed, {len(CASES)} errors"
 
 
 def test_stderr_flood_does_not_block_or_fail_the_case(fixtures: Path, tmp_path: Path) -> None:

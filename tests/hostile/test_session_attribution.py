@@ -52,7 +52,7 @@ def test_a_late_copy_is_the_error_of_the_case_that_answered_twice(
     assert replayed["raw_outcome"] == "pass", replayed["reason"]
     assert replayed["wire"] == [], "a passing case keeps no wire log (bounded memory)"
     assert run.status == 1
-    assert run.output.rstrip().splitlines()[-1] == f"{len(CASES) - 1} passed, 1 failed"
+    assert run.output.rstrip().splitlines()[-1] == f"{len(CASES) - 1} passed, 0 failed, 1 error"
 
 
 def test_a_timed_double_answer_blames_the_case_that_answered(tmp_path: Path) -> None:

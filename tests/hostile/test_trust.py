@@ -72,7 +72,7 @@ def test_a_frame_the_protocol_refuses_is_an_error_row_never_a_pass_or_a_lost_cas
     assert {c for c, o in outcomes.items() if o != "pass"} == {VICTIM}
     assert "wrote garbage" in run.case(VICTIM)["reason"]
     assert run.status == 1
-    assert run.output.rstrip().splitlines()[-1] == f"{len(CASES) - 1} passed, 1 failed"
+    assert run.output.rstrip().splitlines()[-1] == f"{len(CASES) - 1} passed, 0 failed, 1 error"
     report = next(tmp_path.glob("report-*.json")).read_text(encoding="utf-8")
     strict_json(report)
 
@@ -189,7 +189,11 @@ def test_a_signal_stops_the_run_cleanly_and_writes_a_partial_report(
     assert cases[VICTIM]["outcome"] == "error" and cases[VICTIM]["not_run"] is True
     assert all(cases[c]["outcome"] == "pass" for c in CASES[: CASES.index(VICTIM)])
     assert all(cases[c].get("not_run") for c in CASES[CASES.index(VICTIM) :])
-    assert out.decode().rstrip().splitlines()[-1].endswith("failed")
+    done = CASES.index(VICTIM)
+    errors = len(CASES) - done
+    assert out.decode().rstrip().splitlines()[-1] == (
+        f"{done} passed, 0 failed, {errors} error{'s' if errors != 1 else ''}"
+    )
 
 
 def test_max_time_bounds_the_whole_run_cleanup_included(fixtures: Path, tmp_path: Path) -> None:

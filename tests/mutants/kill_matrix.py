@@ -73,7 +73,7 @@ def run_mutant(name: str, fixtures: Sequence[Fixture], timeout: float = CASE_TIM
 def unapplicable_mutants(names: Sequence[str]) -> dict[str, str]:
     """Mutants whose patch no longer applies to the current SDK, with the reason."""
     argv = [sys.executable, str(MUTANT_HOST), "--check", *names]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False)
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=900, check=False)
     problems = {}
     for line in done.stdout.splitlines():
         name, _, reason = line.partition(": ")

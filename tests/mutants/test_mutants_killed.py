@@ -16,7 +16,7 @@ from .kill_matrix import BASELINE, MATRIX_FILE, KillMatrix, build_matrix, render
 from .patches import MUTANTS
 
 #: Mutants no fixture catches yet, each with the fixture that is missing. The test fails when
-#: one of them is killed, so this list only shrinks (reported in /tmp/ryusen-notes).
+#: one of them is killed, so this list only shrinks (tests/mutants/KILL_MATRIX.md lists them).
 KNOWN_SURVIVORS: dict[str, str] = {}
 
 

@@ -4,11 +4,12 @@ error (exit 3, never green), and what a result keeps is bounded."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from fakepeer.report import RunInfo, to_document
-from fakepeer.session import EXIT_INTERNAL, RunOptions, run_suite
+from fakepeer.session import EXIT_INTERNAL, RunOptions, known_failures, run_suite
 from fakepeer.session.results import REPORTED_VALUE_CHARS
 from fakepeer.session.wire import REPORTED_PAYLOAD_BYTES
 from fakepeer.transport import MockTransport, json_handler
@@ -64,8 +65,14 @@ def test_a_bench_failure_on_a_case_is_its_internal_error_and_the_run_is_not_gree
 
 
 def test_a_known_failure_does_not_hide_an_internal_error() -> None:
-    options = RunOptions(validator=_raising_validator, known_failures=frozenset({"t.boom"}))
-    result = run_suite([_BoomSdk().target()], _fixtures(), options)
+    target = _BoomSdk().target()
+    result = run_suite([target], _fixtures(), RunOptions(validator=_raising_validator))
+    known_failures.apply(
+        result,
+        known_failures.KnownFailures(
+            {known_failures.EVERY_SDK: known_failures.KnownList(Path("k.txt"), {"t.boom": ""})}
+        ),
+    )
     assert result.exit_status() == EXIT_INTERNAL
 
 

@@ -6,20 +6,23 @@ A's, so A (which had passed) becomes the error and the innocent case B runs agai
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from fakepeer.compare import Comparer
-from fakepeer.session import Outcome, RunOptions, SdkSession, run_case, run_suite
+from fakepeer.session import Outcome, RunOptions, SdkSession, known_failures, run_case, run_suite
 from fakepeer.session.attribution import owner, sent_ids
+from fakepeer.session.known_failures import KnownFailures, KnownList
 from fakepeer.session.wire import WireRecord
 
 from .helpers import echo_scenario
 from .mock_sdk import MockSdk
 
 
-def _run(session: SdkSession, run_id: str, fixture_id: str, known: bool = False):
+def _run(session: SdkSession, run_id: str, fixture_id: str):
     fixture = echo_scenario(run_id, fixture_id=fixture_id).build()
-    return run_case(session, fixture, timeout=5.0, comparer=Comparer(), known_failure=known)
+    return run_case(session, fixture, timeout=5.0, comparer=Comparer())
 
 
 @pytest.mark.parametrize("copy_at", ["reset", "invoke", "after"])
@@ -54,10 +57,13 @@ def test_the_replayed_case_keeps_its_own_outcome() -> None:
 
 
 def test_a_known_failure_that_answers_twice_is_an_xfail() -> None:
-    session = SdkSession(MockSdk().factory)
-    first = _run(session, "late-copy", "t.a", known=True)
-    assert first.outcome is Outcome.XPASS
-    _run(session, "ok", "t.b")
+    fixtures = [
+        echo_scenario(r, fixture_id=i).build() for r, i in (("late-copy", "t.a"), ("ok", "t.b"))
+    ]
+    run = run_suite([MockSdk().target()], fixtures, RunOptions())
+    first = run.sdks[0].results[0]
+    assert (first.outcome, first.raw_outcome) == (Outcome.ERROR, Outcome.ERROR)
+    known_failures.apply(run, KnownFailures({"": KnownList(Path("k"), {"t.a": ""})}))
     assert (first.outcome, first.raw_outcome) == (Outcome.XFAIL, Outcome.ERROR)
 
 

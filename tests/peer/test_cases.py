@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from fakepeer.cases import (
     load_fixtures,
     select,
 )
+from fakepeer.cases.keywords import KeywordError, Keywords
 from fakepeer.cases.macros import MacroError
 from fakepeer.protocol.canonical import canonical_bytes
 
@@ -367,12 +369,51 @@ def _fixtures(count: int) -> list:
     ]
 
 
+def _k(*texts: str) -> list[Keywords]:
+    return [Keywords.parse(text) for text in texts]
+
+
 def test_keyword_and_category_selection() -> None:
     fixtures = _fixtures(10)
-    assert [f.id for f in select(fixtures, keyword="c00")] == [f"t.c00{n}" for n in range(10)]
-    assert [f.id for f in select(fixtures, keyword="C001")] == ["t.c001"]
-    assert len(select(fixtures, keyword="replay")) == 5
+    assert [f.id for f in select(fixtures, keywords=_k("c00"))] == [f"t.c00{n}" for n in range(10)]
+    assert [f.id for f in select(fixtures, keywords=_k("C001"))] == ["t.c001"]
+    assert len(select(fixtures, keywords=_k("replay"))) == 5
     assert len(select(fixtures, categories=["discovery"])) == 5
+
+
+@pytest.mark.parametrize(
+    ("expressions", "expected"),
+    [
+        (["replay and not c004"], ["t.c000", "t.c002", "t.c006", "t.c008"]),
+        (["c001 or c002"], ["t.c001", "t.c002"]),
+        (["not (discovery or c000) and c00"], ["t.c002", "t.c004", "t.c006", "t.c008"]),
+        (
+            ["c00 and not discovery or c001"],
+            ["t.c000", "t.c001", "t.c002", "t.c004", "t.c006", "t.c008"],
+        ),
+        (["not not c003"], ["t.c003"]),
+        (["replay", "c004 or c005"], ["t.c004"]),  # a repeated -k narrows
+        (["t.c009"], ["t.c009"]),  # names may hold dots and dashes
+    ],
+)
+def test_keyword_expressions_as_in_pytest(expressions: list[str], expected: list[str]) -> None:
+    assert [f.id for f in select(_fixtures(10), keywords=_k(*expressions))] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("", "empty"),
+        ("replay and", "ends too early"),
+        ("(replay", "not closed"),
+        ("replay)", "unexpected ')'"),
+        ("and replay", "expected a name, got 'and'"),
+        ("replay discovery", "unexpected 'discovery'"),
+    ],
+)
+def test_bad_keyword_expressions_say_where(text: str, problem: str) -> None:
+    with pytest.raises(KeywordError, match=re.escape(problem)):
+        Keywords.parse(text)
 
 
 def test_shards_partition_deterministically() -> None:

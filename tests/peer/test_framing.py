@@ -17,9 +17,9 @@ def test_encode_prefixes_big_endian_length() -> None:
     assert encode_frame(b"abc") == b"\x00\x00\x00\x03abc"
 
 
-def test_encode_refuses_empty_and_oversized_payloads() -> None:
-    with pytest.raises(FrameError):
-        encode_frame(b"")
+def test_encode_sends_an_empty_payload_and_refuses_an_oversized_one() -> None:
+    # an empty payload is a fixture's deliberate fault (envelope.zero-length-frame-refused)
+    assert encode_frame(b"") == b"\x00\x00\x00\x00"
     with pytest.raises(FrameError):
         encode_frame(b"x" * 11, limit=10)
 

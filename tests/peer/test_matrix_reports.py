@@ -29,7 +29,6 @@ from fakepeer.report import (
     to_junit,
     to_markdown,
     write_document,
-    write_html,
 )
 from fakepeer.session import RunOptions, run_suite
 from fakepeer.session.outcomes import summary_line
@@ -104,7 +103,7 @@ def two_sdks(fixtures):
 
 @pytest.fixture(scope="module")
 def info(fixtures) -> RunInfo:
-    return RunInfo(timeout=5.0, fixtures=len(fixtures), catalog=catalog_from_fixtures(fixtures))
+    return RunInfo(timeout=5.0, catalog=catalog_from_fixtures(fixtures))
 
 
 def _outcomes(run, label: str) -> dict[str, str]:
@@ -192,7 +191,7 @@ def test_console_with_one_sdk_has_no_matrix(fixtures) -> None:
 
 
 def test_the_summary_line_sums_every_sdk(two_sdks) -> None:
-    assert summary_line(two_sdks.counts()) == "6 passed, 9 failed, 1 skipped"
+    assert summary_line(two_sdks.counts()) == "6 passed, 7 failed, 2 errors, 1 skipped"
 
 
 # ----------------------------------------------------------------------------- JSON
@@ -280,7 +279,7 @@ def test_merge_of_multi_sdk_shards_rebuilds_the_matrix(tmp_path: Path, fixtures,
 
 
 def test_junit_has_one_suite_per_sdk(two_sdks) -> None:
-    root = ET.fromstring(ET.tostring(to_junit(two_sdks).getroot()))
+    root = ET.fromstring(ET.tostring(to_junit(to_document(two_sdks)).getroot()))
     suites = root.findall("testsuite")
     assert [suite.get("name") for suite in suites] == ["sdk-a", "sdk-b"]
     a, b = suites
@@ -303,14 +302,14 @@ def test_junit_has_one_suite_per_sdk(two_sdks) -> None:
 
 
 def test_markdown_has_the_matrix_and_failures_per_sdk(two_sdks) -> None:
-    text = to_markdown(two_sdks)
+    text = to_markdown(to_document(two_sdks))
     assert "| category | `sdk-a` | `sdk-b` |" in text
     assert "| discovery | ✅ 3/3 | ❌ 2/3 1 fail |" in text
     assert "| timers | ✅ 1/1 | ⏭️ 0/1 1 skip |" in text
     section_b = text.split("## SDK `sdk-b`", 1)[1]
     assert "<code>t.diverge</code>" in section_b
     assert "<code>t.diverge</code>" not in text.split("## SDK `sdk-b`", 1)[0]
-    assert text.rstrip().endswith("**6 passed, 9 failed, 1 skipped** (exit status 1)")
+    assert text.rstrip().endswith("**6 passed, 7 failed, 2 errors, 1 skipped** (exit status 1)")
 
 
 # ----------------------------------------------------------------------------- HTML
@@ -318,7 +317,7 @@ def test_markdown_has_the_matrix_and_failures_per_sdk(two_sdks) -> None:
 
 @pytest.fixture(scope="module")
 def page_text(two_sdks, info) -> str:
-    return to_html(two_sdks, info)
+    return to_html(to_document(two_sdks, info))
 
 
 def test_html_is_well_formed_and_self_contained(page_text) -> None:
@@ -377,7 +376,7 @@ def test_html_escapes_markup_from_payloads_and_fixtures(page_text) -> None:
 
 def test_html_survives_lone_surrogates_controls_and_huge_payloads(two_sdks, info, tmp_path) -> None:
     path = tmp_path / "report.html"
-    write_html(two_sdks, path, info)
+    path.write_text(to_html(to_document(two_sdks, info)), encoding="utf-8")
     text = path.read_bytes().decode("utf-8")  # strict: the file is valid UTF-8
     assert "\\udc00 \\u0000" in text
     assert "\x00" not in text

@@ -14,7 +14,7 @@ from rich.console import Console
 from fakepeer.report import (
     ReportError,
     RunInfo,
-    merge_reports,
+    merge_documents,
     print_run,
     run_from_document,
     to_document,
@@ -22,7 +22,8 @@ from fakepeer.report import (
     to_markdown,
     write_document,
 )
-from fakepeer.session import RunOptions, run_suite
+from fakepeer.session import RunOptions, known_failures, run_suite
+from fakepeer.session.known_failures import KnownList
 from fakepeer.session.wire import REPORTED_PAYLOAD_BYTES, WireRecord
 
 from .helpers import echo_scenario
@@ -36,11 +37,11 @@ def run_result():
     ]
     fixtures.append(echo_scenario("caps", capabilities=("event_waits",)).build())
     fixtures.append(echo_scenario("warn", level="recommended", expect_value="nope").build())
-    return run_suite(
-        [MockSdk().target("mock-sdk")],
-        fixtures,
-        RunOptions(known_failures=frozenset({"t.garbage"})),
+    run = run_suite([MockSdk().target("mock-sdk")], fixtures, RunOptions())
+    known_failures.apply(
+        run, known_failures.KnownFailures({"": KnownList(Path("k"), {"t.garbage": ""})})
     )
+    return run
 
 
 def _schema() -> dict:
@@ -76,6 +77,7 @@ def test_json_report_case_records(run_result) -> None:
         "message": 'expected "hi", got "surprise"',
         "expected": "hi",
         "actual": "surprise",
+        "step": "step 2, expect completed",
     }
     assert [frame["direction"] for frame in failing["wire"]][-1] == "received"
     assert "mock: crashing" in cases["t.crash"]["stderr_tail"]
@@ -90,7 +92,7 @@ def test_document_round_trip(run_result) -> None:
 
 
 def test_junit_xml(run_result) -> None:
-    root = ET.fromstring(ET.tostring(to_junit(run_result).getroot()))
+    root = ET.fromstring(ET.tostring(to_junit(to_document(run_result)).getroot()))
     assert root.tag == "testsuites"
     assert (root.get("tests"), root.get("failures"), root.get("errors"), root.get("skipped")) == (
         "6",
@@ -107,7 +109,7 @@ def test_junit_xml(run_result) -> None:
 
 
 def test_markdown(run_result) -> None:
-    text = to_markdown(run_result)
+    text = to_markdown(to_document(run_result))
     assert "## SDK `mock-sdk`" in text
     assert "| discovery | 1 | 2 | 1 | 1 | 1 | 0 |" in text
     assert "<code>t.wrong-value</code>" in text and "warning" in text
@@ -136,7 +138,7 @@ def _shard_report(tmp_path: Path, name: str, run_ids: list[str]) -> Path:
 def test_merge_combines_shards(tmp_path: Path) -> None:
     first = _shard_report(tmp_path, "1.json", ["ok", "wrong-value"])
     second = _shard_report(tmp_path, "2.json", ["echo"])
-    merged = merge_reports([second, first])
+    merged = merge_documents([second, first]).run
     assert [case.id for case in merged.sdks[0].results] == ["t.echo", "t.ok", "t.wrong-value"]
     assert merged.exit_status() == 1
 
@@ -144,11 +146,11 @@ def test_merge_combines_shards(tmp_path: Path) -> None:
 def test_merge_refuses_overlap_and_garbage(tmp_path: Path) -> None:
     first = _shard_report(tmp_path, "1.json", ["ok"])
     with pytest.raises(ReportError, match="also in an earlier report"):
-        merge_reports([first, first])
+        merge_documents([first, first])
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
     with pytest.raises(ReportError, match="not a ryusen-conform"):
-        merge_reports([bad])
+        merge_documents([bad])
 
 
 def test_large_payloads_are_truncated_in_the_wire_log() -> None:
@@ -168,4 +170,4 @@ def test_reports_survive_lone_surrogates(tmp_path: Path) -> None:
     path = tmp_path / "r.json"
     write_document(to_document(result), path)
     assert "\\udc00" in path.read_text()
-    ET.fromstring(ET.tostring(to_junit(result).getroot()))
+    ET.fromstring(ET.tostring(to_junit(to_document(result)).getroot()))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import gc
 
 from fakepeer.session import Outcome, RunOptions, run_suite, summary_line
-from fakepeer.session.outcomes import format_known_failures, read_known_failures
 
 from .helpers import echo_scenario
 from .mock_sdk import MockSdk
@@ -66,48 +65,11 @@ def test_recommended_failure_is_a_warning_unless_strict() -> None:
     assert strict.exit_status() == 1
 
 
-def test_known_failures_become_xfail_and_xpass_fails_only_when_strict() -> None:
-    fixtures = _fixtures("ok", "wrong-value", "crash")
-    known = frozenset({"t.wrong-value", "t.crash"})
-    result = run_suite([MockSdk().target()], fixtures, RunOptions(known_failures=known))
-    outcomes = {r.id: r.outcome for r in result.sdks[0].results}
-    assert outcomes == {
-        "t.ok": Outcome.PASS,
-        "t.wrong-value": Outcome.XFAIL,
-        "t.crash": Outcome.XFAIL,
-    }
-    assert result.exit_status() == 0
-    assert summary_line(result.counts()) == "1 passed, 0 failed"
-    known_ok = frozenset({"t.ok"})
-    lenient = run_suite([MockSdk().target()], _fixtures("ok"), RunOptions(known_failures=known_ok))
-    assert lenient.sdks[0].results[0].outcome is Outcome.XPASS
-    assert lenient.exit_status() == 0
-    strict = run_suite(
-        [MockSdk().target()], _fixtures("ok"), RunOptions(known_failures=known_ok, strict=True)
-    )
-    assert strict.exit_status() == 1
-
-
-def test_summary_line_mentions_skips_only_when_present() -> None:
-    assert summary_line({"pass": 2, "fail": 1, "error": 1, "skip": 0}) == "2 passed, 2 failed"
+def test_summary_line_adds_errors_and_skips_only_when_present() -> None:
+    assert summary_line({"pass": 2, "fail": 1, "error": 0, "skip": 0}) == "2 passed, 1 failed"
+    assert summary_line({"pass": 2, "fail": 1, "error": 1}) == "2 passed, 1 failed, 1 error"
+    assert summary_line({"pass": 2, "error": 3}) == "2 passed, 0 failed, 3 errors"
     assert summary_line({"pass": 2, "xpass": 1, "skip": 3}) == "3 passed, 0 failed, 3 skipped"
-
-
-def test_known_failures_file_round_trip(tmp_path) -> None:
-    path = tmp_path / "known.txt"
-    path.write_text(format_known_failures(["b.case", "a.case", "b.case"], "header line\nsecond"))
-    text = path.read_text()
-    assert text.splitlines() == ["# header line", "# second", "a.case", "b.case"]
-    path.write_text(text + "\n  c.case   # trailing comment\n\n# only a comment\n")
-    assert read_known_failures(path) == {"a.case", "b.case", "c.case"}
-
-
-def test_failures_list_uses_raw_outcomes() -> None:
-    fixtures = _fixtures("ok", "wrong-value", "hang")
-    result = run_suite(
-        [MockSdk().target()], fixtures, RunOptions(known_failures=frozenset({"t.hang"}))
-    )
-    assert [r.id for r in result.sdks[0].failures()] == ["t.hang", "t.wrong-value"]
 
 
 def test_a_case_cut_short_by_max_time_says_so() -> None:

@@ -132,17 +132,6 @@ def test_failed_registration_is_an_error_then_the_sdk_is_given_up() -> None:
     assert sdk.starts == 2
 
 
-def test_known_failure_outcomes() -> None:
-    sdk = MockSdk()
-    session = SdkSession(sdk.factory)
-    fixture = echo_scenario("wrong-value").build()
-    result = run_case(session, fixture, timeout=5, comparer=Comparer(), known_failure=True)
-    assert (result.outcome, result.raw_outcome) == (Outcome.XFAIL, Outcome.FAIL)
-    fixture = echo_scenario("ok").build()
-    result = run_case(session, fixture, timeout=5, comparer=Comparer(), known_failure=True)
-    assert (result.outcome, result.raw_outcome) == (Outcome.XPASS, Outcome.PASS)
-
-
 def test_shutdown_sends_conform_shutdown() -> None:
     sdk = MockSdk()
     session = SdkSession(sdk.factory)

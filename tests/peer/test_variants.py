@@ -121,3 +121,24 @@ def test_fresh_process_variant_runs_in_a_new_process() -> None:
     result = run_case(session, fresh, timeout=5.0, comparer=Comparer())
     assert result.outcome is Outcome.PASS and result.id == "t.ok@fresh-process"
     assert sdk.starts == 2
+
+
+def test_variants_catch_what_the_fixtures_as_written_do_not(tmp_path) -> None:
+    """A host that needs `version` first passes the corpus as written and fails two variants."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    host = root / "tests" / "hostile" / "hosts" / "order_sensitive.py"
+    report = tmp_path / "report.json"
+    command = [sys.executable, "-m", "fakepeer", "run", "--sdk", f"{sys.executable} {host}"]
+    command += ["-k", "discovery.first-unresolved-step-declared", "--variants", "all"]
+    command += ["--report-json", str(report)]
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stdout + done.stderr
+    cases = json.loads(report.read_text(encoding="utf-8"))["sdks"][0]["cases"]
+    failing = {case["id"] for case in cases if case["outcome"] in ("fail", "error")}
+    base = "discovery.first-unresolved-step-declared"
+    assert failing == {f"{base}@reordered", f"{base}@respelled"}
+    assert len(cases) == 1 + len(VARIANTS)

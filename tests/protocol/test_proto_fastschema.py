@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fakepeer.protocol import schema as schema_module
-from fakepeer.protocol._fastschema import Compiler
+from fakepeer.protocol.fastpath import Compiler
 
 BASE = "https://example.test/s/"
 

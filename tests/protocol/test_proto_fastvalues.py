@@ -14,13 +14,13 @@ from fakepeer.fuzz.strategies import (
     malformed_cases,
     portable_values,
 )
-from fakepeer.protocol import schema as schema_module
+from fakepeer.protocol import fastpath
 from fakepeer.protocol.limits import MAX_DEPTH, MAX_VALUE_BYTES
 from fakepeer.protocol.messages import KINDS
 from fakepeer.protocol.schema import validate_message
 from fakepeer.protocol.values import ConversionError, validate_value
 
-surely_valid = schema_module._surely_valid_value
+surely_valid = fastpath.surely_valid_value
 
 
 def _valid(doc: object) -> bool:

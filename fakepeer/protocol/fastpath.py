@@ -1,19 +1,57 @@
-"""A small compiler from the JSON Schema subset our schemas use to a yes/no Python predicate.
+"""The bench's speed machinery, fenced in one module behind one switch.
 
-Why: `jsonschema` with `$ref` costs about a millisecond per `invoke`, and the bench validates
-every SDK frame. The schema is translated to Python source (one function per `$ref` target,
-every keyword an inline statement that returns False on failure), so a frame is checked in a
-few microseconds with no per-keyword call. Only when the predicate says no does `schema.py` ask
-`jsonschema` for the detailed, pointer-located errors. Tests check both agree. Any keyword
-outside the subset is a compile error, so the predicate never ignores a rule.
+Why: the bench checks every SDK frame against its kind's JSON Schema and the §3 value rules;
+done plainly (jsonschema with `$ref`, `validate_value`) that is most of a case's cost. Each fast
+path here may only say "surely valid"; anything else goes to the plain check, which decides and
+explains. What lives here:
+
+- `Compiler`: the JSON Schema subset our schemas use, translated to Python predicates (one
+  function per `$ref` target, every keyword an inline statement), so a frame is checked in a
+  few microseconds. Any keyword outside the subset is a compile error, so no rule is ignored.
+- `surely_valid_value`: a sufficient test of the §3 value rules (a second copy of them, walked
+  without building pointers, with an upper bound of the canonical size instead of encoding).
+
+Two smaller fast paths elsewhere ask `enabled()` first: a reset's `conform.ack` compared as bytes
+before decoding (session/sdk.py), and old objects frozen out of the collector during a run
+(session/runner.py); and the comparer tries Python `==` and sorted JSON text before RFC 8785
+(compare.py).
+
+The switch: `RYUSEN_CONFORM_FAST_PATHS=0` in the environment, or `disabled()` in a test, turns
+every fast path off. tests/test_fast_paths.py runs the whole corpus both ways and requires the same
+result for every case; bench/bench_session.py measures what the fast paths buy.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from functools import lru_cache
 from typing import Any
+
+from fakepeer.protocol.limits import I64_MAX, I64_MIN, MAX_DEPTH, MAX_VALUE_BYTES, U64_MAX
+from fakepeer.protocol.pointer import split
+from fakepeer.protocol.values import decode_bytes_text, parse_f64, parse_int_text
+
+_switch = {"on": os.environ.get("RYUSEN_CONFORM_FAST_PATHS", "1") != "0"}
+
+
+def enabled() -> bool:
+    """Whether the fast paths are on (they are, unless RYUSEN_CONFORM_FAST_PATHS=0)."""
+    return _switch["on"]
+
+
+@contextlib.contextmanager
+def disabled() -> Iterator[None]:
+    """Turn every fast path off inside the block (for the tests that compare both paths)."""
+    before, _switch["on"] = _switch["on"], False
+    try:
+        yield
+    finally:
+        _switch["on"] = before
+
 
 Check = Callable[[Any], bool]
 
@@ -169,8 +207,8 @@ class Compiler:
         if uri not in self._documents:
             raise KeyError(f"unresolvable $ref {ref!r} from {base!r}")
         node: Any = self._documents[uri]
-        for token in fragment.split("/")[1:]:
-            node = node[token.replace("~1", "/").replace("~0", "~")]
+        for token in split(fragment):
+            node = node[token]
         return uri, fragment, node
 
     def _ref_name(self, uri: str, fragment: str) -> str:
@@ -415,3 +453,99 @@ class Compiler:
             every = " and ".join(f"{name}({var})" for name in checks.values())
             fn.fail_if(f"not ({every})", indent + 1)
         return True
+
+
+# ----------------------------------------------------------------------------- §3 values
+
+
+#: Longer than any canonical f64 text (`-2.2250738585072014e-308` is 24): not cached.
+_F64_TEXT_CHARS = 32
+
+
+@lru_cache(maxsize=4096)
+def _canonical_f64(text: str) -> bool:
+    """Memoised: the same few numbers recur across frames, and `format_f64` is Python."""
+    return parse_f64(text) is not None
+
+
+def _clean_text(text: str) -> bool:
+    """No lone surrogate (they cannot be encoded as UTF-8)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+_I64_TAGS = frozenset({"i64", "instant", "duration"})
+#: Canonical bytes of a tagged value's own members beyond its payload text, with a comma:
+#: `{"t":"duration","v":""},` is 24; 32 leaves room. A payload character takes at most 6.
+_NODE_BYTES = 32
+_CHAR_BYTES = 6
+
+
+def surely_valid_value(doc: Any) -> bool:
+    """A sufficient test that `validate_value(doc)` raises nothing; False means "ask it".
+
+    The same rules (§3.1-§3.3, depth), walked without building pointers, and an upper bound of
+    the canonical size instead of encoding it. Blobs and anything unusual go to the full check.
+    """
+    bound = 0
+    stack = [(doc, 1)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, level = pop()
+        if type(node) is not dict or level > MAX_DEPTH:
+            return False
+        tag = node.get("t")
+        bound += _NODE_BYTES
+        if tag == "null":
+            if len(node) != 1:
+                return False
+            continue
+        if len(node) != 2 or "v" not in node:
+            return False
+        payload = node["v"]
+        kind = type(payload)
+        if tag == "str":
+            if kind is not str or not (payload.isascii() or _clean_text(payload)):
+                return False
+            bound += _CHAR_BYTES * len(payload)
+        elif tag == "object":
+            if kind is not dict:
+                return False
+            for key, item in payload.items():
+                if type(key) is not str or not (key.isascii() or _clean_text(key)):
+                    return False
+                bound += _CHAR_BYTES * len(key) + 4
+                push((item, level + 1))
+        elif tag == "array":
+            if kind is not list:
+                return False
+            bound += len(payload)
+            for item in payload:
+                push((item, level + 1))
+        elif tag in _I64_TAGS:
+            if kind is not str or parse_int_text(payload, I64_MIN, I64_MAX) is None:
+                return False
+            bound += len(payload)
+        elif tag == "u64":
+            if kind is not str or parse_int_text(payload, 0, U64_MAX) is None:
+                return False
+            bound += len(payload)
+        elif tag == "f64":
+            if kind is not str or len(payload) > _F64_TEXT_CHARS or not _canonical_f64(payload):
+                return False
+            bound += len(payload)
+        elif tag == "bool":
+            if kind is not bool:
+                return False
+        elif tag == "bytes":
+            if kind is not str or decode_bytes_text(payload) is None:
+                return False
+            bound += len(payload)
+        else:  # blob, or not a tag: the full check decides and explains
+            return False
+    return bound <= MAX_VALUE_BYTES

@@ -1,4 +1,5 @@
-"""RFC 6901 JSON pointers: build them for error messages, split them for `vary` and `derive`."""
+"""RFC 6901 JSON pointers, the one home of their escaping: built for every error message and
+diff, split for `vary` and `derive`, resolved for `derive` and `$ref`."""
 
 from __future__ import annotations
 

@@ -1,0 +1,87 @@
+"""Lifecycle scenarios: whole runs as data (docs/fixtures.md "Lifecycle scenarios").
+
+A lifecycle fixture names a function and its input, a script of events and environment changes at
+virtual times, faults, and the expected outcome. It is loaded like any fixture (same id, rule,
+level and capabilities; shown in matrix.json and coverage) and played by the model server
+(`fakepeer.server`), not as a list of exchanges.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+
+from fakepeer.cases.errors import FixtureError, FixtureProblem
+from fakepeer.cases.macros import MacroError, expand
+from fakepeer.cases.model import Fixture, Rule
+from fakepeer.protocol.pointer import join
+
+SCHEMA_FILE = "lifecycle.schema.json"
+MEMBER = "lifecycle"
+
+
+@dataclass(frozen=True)
+class LifecycleSpec:
+    """The expanded scenario: tagged input, script items, faults and expectation as JSON."""
+
+    function: str
+    input: dict
+    script: tuple[dict, ...]
+    faults: tuple[dict, ...]
+    expect: dict
+
+
+def is_lifecycle(document: object) -> bool:
+    return isinstance(document, dict) and MEMBER in document
+
+
+@cache
+def lifecycle_schema() -> dict:
+    text = resources.files("fakepeer.cases").joinpath(SCHEMA_FILE).read_text("utf-8")
+    return json.loads(text)
+
+
+@cache
+def _validator() -> Draft202012Validator:
+    return Draft202012Validator(lifecycle_schema())
+
+
+def lifecycle_fixture(document: dict, file: Path | None = None) -> Fixture:
+    """Check a lifecycle document against its schema and build the runnable Fixture."""
+    problems = []
+    for error in _validator().iter_errors(document):
+        cause = best_match([error, *error.context]) if error.context else error
+        problems.append(FixtureProblem(file, join(cause.absolute_path), cause.message))
+    if problems:
+        raise FixtureError(sorted(problems, key=lambda problem: problem.pointer))
+    body = document[MEMBER]
+    try:
+        spec = LifecycleSpec(
+            function=body["function"],
+            input=expand(body["input"], (MEMBER, "input")),  # type: ignore[arg-type]
+            script=tuple(expand(body.get("script", []), (MEMBER, "script"))),  # type: ignore[arg-type]
+            faults=tuple(body.get("faults", [])),
+            expect=expand(body["expect"], (MEMBER, "expect")),  # type: ignore[arg-type]
+        )
+    except MacroError as exc:
+        raise FixtureError([FixtureProblem(file, exc.pointer, exc.message)]) from None
+    rule = document["rule"]
+    return Fixture(
+        id=document["id"],
+        title=document["title"],
+        rule=Rule(rule["section"], rule["quote"], rule.get("protocol")),
+        category=document["category"],
+        level=document["level"],
+        capabilities=tuple(document["capabilities"]),
+        steps=(),
+        path=file,
+        notes=document.get("notes"),
+        document=document,
+        lifecycle=spec,
+    )

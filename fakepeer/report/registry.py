@@ -1,0 +1,40 @@
+"""The report formats: every module of `fakepeer.report` that defines `REPORTER` is one.
+
+Each format renders the JSON report document (report.schema.json) with the one signature
+`render(document) -> str`, so `run` and `merge` write every format through one loop and one option
+list, and adding a format is one new module here (its `REPORTER` names its option and help).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+
+
+@dataclass(frozen=True)
+class Reporter:
+    """One report format: its command-line options, what it is called, how it renders."""
+
+    name: str  # the keyword the option loop uses, e.g. "junit"
+    options: tuple[str, ...]  # e.g. ("--junit",): each takes the PATH to write
+    help: str
+    noun: str  # "JUnit XML", for "wrote JUnit XML to PATH"
+    render: Callable[[dict], str]
+    order: int = 50  # the order of the options in --help and of the writes
+
+
+@cache
+def reporters() -> tuple[Reporter, ...]:
+    """Every registered format, by `order` then name."""
+    import fakepeer.report as package
+
+    found = []
+    for module in pkgutil.iter_modules(package.__path__):
+        loaded = importlib.import_module(f"{package.__name__}.{module.name}")
+        reporter = getattr(loaded, "REPORTER", None)
+        if isinstance(reporter, Reporter):
+            found.append(reporter)
+    return tuple(sorted(found, key=lambda reporter: (reporter.order, reporter.name)))

@@ -1,0 +1,13 @@
+"""The model server: Ryusen's run loop played against any conformance host on a virtual clock.
+
+RFD 2: "The server owns run state, scheduling, retries, timers, flow control, compensation order,
+and history." This package plays that side over the existing session and transport layers, so a
+whole run (discovery, targeted forward execution, retries, compensation, timers, waits, children,
+emissions, faults) can be driven end to end against an SDK. Nothing sleeps: time is virtual.
+Every behaviour names the RFD 2 sentence it implements (see `rules.RULES`).
+"""
+
+from fakepeer.server.loop import ModelServer, RunReport
+from fakepeer.server.script import Fault, ScriptItem
+
+__all__ = ["Fault", "ModelServer", "RunReport", "ScriptItem"]

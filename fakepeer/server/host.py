@@ -1,0 +1,203 @@
+"""The model server's line to a conformance host, over an `SdkSession` (§12).
+
+It sends invokes and control messages, checks every answer strictly (its id, its kind's schema),
+and carries out the transport-level faults: reading and dropping an answer (lost), writing one
+request twice (duplicate), killing the host right after writing a request (crash), and
+restarting the host between invocations. After a restart the scenario's environment (ambient
+state, admission) is applied again: it belongs to the deployment, not to one process.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable
+
+from fakepeer.protocol.manifest import ManifestStore
+from fakepeer.protocol.version import PROTOCOL_VERSION
+from fakepeer.session.sdk import CONFORM_SCOPE, SdkSession, SessionError, decode, encode
+from fakepeer.session.wire import WireLog
+from fakepeer.transport.errors import TransportError
+
+#: Seconds a host restart may take (as `session.case.STARTUP_SECONDS`; not counted in the case).
+STARTUP_SECONDS = 10.0
+#: Seconds one exchange with the host may take when the caller gives no deadline.
+EXCHANGE_SECONDS = 10.0
+
+
+class HostFault(Exception):
+    """The host broke the protocol or the session (crash, hang, garbage, wrong frame)."""
+
+
+class HostLink:
+    """Exchanges with one conformance host; raises HostFault when the host misbehaves."""
+
+    def __init__(
+        self,
+        session: SdkSession,
+        *,
+        wire: WireLog | None = None,
+        deadline: float | None = None,
+        validator: Callable[[dict], list] | None = None,
+    ) -> None:
+        self.session = session
+        self.wire = wire
+        self.case_deadline = deadline
+        self._validator = validator
+        self._ids = itertools.count(1)
+        self.ambient: dict[str, str] = {}
+        self.admission_open = True
+        self.restarts = 0
+        self.last_request_id = ""
+        #: Called after every (re)start with the host's `register` body (the server records it).
+        self.on_start: Callable[[dict], None] | None = None
+
+    # ----------------------------------------------------------------- plumbing
+
+    def _deadline(self) -> float:
+        own = time.monotonic() + EXCHANGE_SECONDS
+        return own if self.case_deadline is None else min(own, self.case_deadline)
+
+    def _validate(self, envelope: dict) -> list:
+        if self._validator is None:
+            from fakepeer.protocol.schema import validate_message
+
+            self._validator = validate_message
+        return list(self._validator(envelope))
+
+    def _write(self, kind: str, body: dict, ident: str) -> None:
+        envelope = {"version": PROTOCOL_VERSION, "kind": kind, "id": ident, "body": body}
+        self.session.send(encode(envelope), self._deadline(), self.wire)
+
+    def _read(self, ident: str) -> dict:
+        try:
+            payload = self.session.receive(self._deadline(), self.wire)
+            envelope = decode(payload)
+        except (TransportError, SessionError) as exc:
+            raise HostFault(_reason(exc)) from None
+        if envelope.get("id") != ident:
+            raise HostFault(
+                f"answered out of turn: expected id {ident!r}, got {envelope.get('id')!r} "
+                f"(kind {envelope.get('kind')!r})"
+            )
+        violations = self._validate(envelope)
+        if violations:
+            raise HostFault(
+                f"a {envelope.get('kind')!r} frame that breaks its schema: {violations[0]}"
+            )
+        return envelope
+
+    def _request(self, kind: str, body: dict) -> tuple[str, dict]:
+        ident = f"server.{kind.removeprefix('conform.')}#{next(self._ids)}"
+        self._write(kind, body, ident)
+        return ident, self._read(ident)
+
+    def _control(self, kind: str, body: dict) -> None:
+        _, answer = self._request(kind, body)
+        if answer.get("kind") != "conform.ack":
+            raise HostFault(f"answered {kind} with {answer.get('kind')!r}, not conform.ack")
+
+    # ----------------------------------------------------------------- control
+
+    def set_ambient(self, key: str, value: str) -> None:
+        self.ambient[key] = value
+        self._control("conform.set_ambient", {"key": key, "value": value})
+
+    def set_admission(self, open_: bool) -> None:
+        self.admission_open = open_
+        self._control("conform.set_admission", {"open": open_})
+
+    def publish(self, store: ManifestStore) -> dict:
+        """Have the host publish its registry; activate it in `store`; the manifest body."""
+        ident = f"server.publish#{next(self._ids)}"
+        self._write(
+            "conform.publish", {"scope": dict(CONFORM_SCOPE), "expected_parent": None}, ident
+        )
+        publication = self._read(ident)
+        if publication.get("kind") != "publish_manifest":
+            raise HostFault(
+                f"answered conform.publish with {publication.get('kind')!r}, not publish_manifest"
+            )
+        body = publication["body"]
+        result = store.publish(CONFORM_SCOPE, body)
+        kind = getattr(result, "kind", None)
+        if kind is None:
+            raise HostFault(f"its publication was refused: {result}")
+        self._write(kind, result.to_body(), ident)
+        outcome = self._read(ident)
+        if outcome.get("kind") != "conform.publication_outcome":
+            raise HostFault(f"expected conform.publication_outcome, got {outcome.get('kind')!r}")
+        return body
+
+    @property
+    def register_body(self) -> dict | None:
+        """The host's current `register` body (§7.1), once it registered."""
+        return self.session.register_body
+
+    def restart(self) -> None:
+        """Shut the host down and start a new one (handshake included), environment re-applied."""
+        self.session.shutdown()
+        self._start()
+
+    def _start(self) -> None:
+        self.restarts += 1
+        started = time.monotonic()
+        try:  # as between cases, (re)starting does not eat into the case's time
+            self.session.ensure_started(started + STARTUP_SECONDS, self.wire)
+        except (TransportError, SessionError) as exc:
+            raise HostFault(f"could not restart the host: {_reason(exc)}") from None
+        if self.case_deadline is not None:
+            self.case_deadline += time.monotonic() - started
+        if self.on_start is not None and self.session.register_body is not None:
+            self.on_start(self.session.register_body)
+        for key, value in self.ambient.items():
+            self._control("conform.set_ambient", {"key": key, "value": value})
+        if not self.admission_open:
+            self._control("conform.set_admission", {"open": False})
+
+    def trace(self) -> list[dict]:
+        """What the host's workflow did since the last trace (`conform.trace`, §12.4)."""
+        from fakepeer.session.effects import TraceProblem, trace_events
+
+        _, answer = self._request("conform.trace", {})
+        try:
+            return trace_events(answer)
+        except TraceProblem as exc:
+            raise HostFault(str(exc)) from None
+
+    # ----------------------------------------------------------------- invocations
+
+    def invoke(self, body: dict, fault: str | None = None) -> tuple[dict | None, dict | None]:
+        """Send one invoke; (its answer or None when lost, a duplicate's answer or None).
+
+        `fault`: "lost_answer" reads the answer and drops it; "duplicate" writes the request
+        twice and reads both answers; "crash" kills the host right after writing the request
+        and starts a new one (the answer, if any, is never read).
+        """
+        ident = f"server.invoke#{next(self._ids)}"
+        self.last_request_id = ident
+        if fault == "crash":
+            self._write("invoke", body, ident)
+            try:
+                self.session.flush(self._deadline())
+            except TransportError:
+                pass
+            self.session.discard()
+            self._start()
+            return None, None
+        self._write("invoke", body, ident)
+        if fault == "duplicate":
+            self._write("invoke", body, ident)
+        answer = self._read(ident)
+        second = self._read(ident) if fault == "duplicate" else None
+        if fault == "lost_answer":
+            return None, None
+        return answer, second
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, SessionError):
+        return exc.reason
+    if isinstance(exc, TransportError):
+        return f"{exc.reason}: {exc.detail}" if exc.detail != exc.reason else exc.reason
+    return str(exc)

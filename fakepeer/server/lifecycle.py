@@ -1,0 +1,142 @@
+"""Playing a lifecycle scenario (a `lifecycle` fixture) inside an SDK session, and comparing.
+
+The model server runs the scenario's function to its end against the session's host; the
+outcome (status, value or error, compensation order, skipped compensations, other runs, accepted
+events) and the ordered invocation lines are compared with the expectation. Every difference is
+one Finding; a host that breaks the protocol ends the case as an error (SessionError).
+"""
+
+from __future__ import annotations
+
+import copy
+
+from fakepeer.cases.lifecycle import LifecycleSpec
+from fakepeer.cases.model import Fixture
+from fakepeer.compare import Finding
+from fakepeer.protocol.pointer import split
+from fakepeer.server.host import HostLink
+from fakepeer.server.loop import ModelServer, RunReport
+from fakepeer.server.script import Fault, ScriptItem
+from fakepeer.session.sdk import SdkSession, SessionError
+from fakepeer.session.wire import WireLog
+
+BASE = "/lifecycle/expect"
+#: A scenario is a few dozen invocations; one that needs more has gone wrong (a run that never
+#: finishes, e.g. work refused for ever) and is stopped early, so its case fails fast.
+SCENARIO_MAX_INVOCATIONS = 1000
+
+
+def simulate_spec(link: HostLink, spec: LifecycleSpec) -> RunReport:
+    """Run the scenario's function with its script and faults on a fresh model server."""
+    server = ModelServer(link, max_invocations=SCENARIO_MAX_INVOCATIONS)
+    return server.simulate(
+        spec.function,
+        spec.input,
+        [ScriptItem.from_json(item) for item in spec.script],
+        [Fault.from_json(item) for item in spec.faults],
+    )
+
+
+def play_lifecycle(
+    session: SdkSession, fixture: Fixture, deadline: float | None, wire: WireLog | None
+) -> list[Finding]:
+    """Play `fixture`'s scenario; the differences from its expectation."""
+    spec = fixture.lifecycle
+    assert isinstance(spec, LifecycleSpec)
+    report = simulate_spec(HostLink(session, wire=wire, deadline=deadline), spec)
+    if report.host_fault is not None:
+        raise SessionError(f"during the lifecycle scenario: {report.host_fault}")
+    return compare_report(spec.expect, report)
+
+
+def compare_report(expect: dict, report: RunReport) -> list[Finding]:
+    """Each way the report differs from the expectation (docs/fixtures.md)."""
+    findings: list[Finding] = []
+    outcome = report.outcome()
+    vary = [tuple(split(pointer)) for pointer in expect.get("vary", ())]
+    for member in ("status", "value", "error"):
+        expected = expect.get(member)
+        actual = outcome.get(member)
+        if member != "status" and expected is None and actual is None:
+            continue
+        if member == "error" and expected is not None and actual is not None:
+            expected, actual = _without(expected, vary, "error"), _without(actual, vary, "error")
+        if expected != actual:
+            findings.append(
+                Finding(
+                    "value", f"{BASE}/{member}", f"the run's {member} differs", expected, actual
+                )
+            )
+    lines = report.timeline.invocation_lines()
+    findings.extend(_lines(expect["invocations"], lines, "invocations"))
+    for member in ("compensation", "skipped"):
+        expected = expect.get(member, [])
+        if expected != outcome[member]:
+            findings.append(
+                Finding(
+                    "value",
+                    f"{BASE}/{member}",
+                    f"the {member} order differs",
+                    expected,
+                    outcome[member],
+                )
+            )
+    if "runs" in expect:
+        actual_runs = {
+            report.aliases[run_id]: run.status
+            for run_id, run in report.runs.items()
+            if run is not report.root
+        }
+        if expect["runs"] != actual_runs:
+            findings.append(
+                Finding("value", f"{BASE}/runs", "other runs differ", expect["runs"], actual_runs)
+            )
+    if "events" in expect:
+        names = [event.name for event in report.events]
+        if expect["events"] != names:
+            findings.append(
+                Finding(
+                    "value", f"{BASE}/events", "accepted events differ", expect["events"], names
+                )
+            )
+    return findings
+
+
+def _lines(expected: list[str], actual: list[str], member: str) -> list[Finding]:
+    for index, (want, got) in enumerate(zip(expected, actual, strict=False)):
+        if want != got:
+            return [
+                Finding(
+                    "value",
+                    f"{BASE}/{member}/{index}",
+                    f"invocation {index + 1} differs (first difference)",
+                    want,
+                    got,
+                )
+            ]
+    if len(expected) != len(actual):
+        index = min(len(expected), len(actual))
+        return [
+            Finding(
+                "value",
+                f"{BASE}/{member}/{index}",
+                f"{len(actual)} invocations, expected {len(expected)}",
+                expected[index] if index < len(expected) else "(no more)",
+                actual[index] if index < len(actual) else "(no more)",
+            )
+        ]
+    return []
+
+
+def _without(document: object, vary: list[tuple[str, ...]], member: str) -> object:
+    """`document` (the outcome's `member`) minus the varied pointers under it."""
+    result = copy.deepcopy(document)
+    for path in vary:
+        if len(path) < 2 or path[0] != member:
+            continue
+        parent: object = result
+        for segment in path[1:-1]:
+            parent = parent.get(segment) if isinstance(parent, dict) else None
+        if isinstance(parent, dict):
+            parent.pop(path[-1], None)
+    return result

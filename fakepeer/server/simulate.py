@@ -1,0 +1,273 @@
+"""`ryusen-conform simulate`: run one workflow of a host's registry to its end on the model server.
+
+The local test server an SDK author debugs with: the host registers, publishes its registry, and
+the model server plays the run (discovery, forward attempts, retries, compensation, timers, waits,
+children, emissions) on a virtual clock, with the events and faults the command line injects.
+The timeline is printed with rich, or as JSON with `--json`.
+
+Exit status: 0 when the run completed, 1 when it ended otherwise (failed, blocked, timed out,
+...) or the host broke the protocol, 2 for a bad command line or a host that cannot start.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import sys
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from fakepeer.cases.macros import MacroError, expand
+from fakepeer.protocol.durations import parse_duration_ms
+from fakepeer.server.host import HostLink
+from fakepeer.server.loop import DEFAULT_MAX_INVOCATIONS, ModelServer, RunReport
+from fakepeer.server.script import Fault, ScriptItem, parse_fault_option
+from fakepeer.session.sdk import SdkSession, SessionError
+from fakepeer.session.targets import command_target, default_target
+from fakepeer.transport import CommandError, close_all
+from fakepeer.transport.errors import TransportError
+
+_EVENT = re.compile(r"^(?P<at>[^=]+)=(?P<name>[^:{]+)(\{(?P<meta>[^}]*)\})?:(?P<payload>.*)$", re.S)
+FAULT_HELP = (
+    "Fault KIND[:MODE[:STEP[:ATTEMPT]]][*TIMES] (repeatable): KIND is lost_answer, duplicate, "
+    "crash or restart; TIMES a count or 'all' (default 1). Example: crash:forward:charge*all"
+)
+
+
+class SimulateUsage(Exception):
+    """A bad command line: one line on stderr, exit status 2."""
+
+
+def parse_input(text: str) -> dict:
+    """The run input: plain JSON notation (protocol §13.1; `$tagged` and `$bytes` allowed)."""
+    try:
+        document = json.loads(text)
+    except ValueError as exc:
+        raise SimulateUsage(f"--input is not JSON: {exc}") from None
+    try:
+        return expand({"$plain": document}, ("input",))  # type: ignore[return-value]
+    except MacroError as exc:
+        raise SimulateUsage(f"--input {exc.pointer}: {exc.message}") from None
+
+
+def parse_at(text: str, option: str) -> int:
+    """Virtual milliseconds: an integer, or a duration such as 1.5s or 2h30m."""
+    text = text.strip()
+    if text.isdigit():
+        return int(text)
+    try:
+        value = parse_duration_ms(text)
+    except (ValueError, ArithmeticError) as exc:
+        raise SimulateUsage(
+            f"{option}: {text!r} is not a time (ms or a duration like 2s): {exc}"
+        ) from None
+    if value < 0:
+        raise SimulateUsage(f"{option}: {text!r} is before the start")
+    return value
+
+
+def parse_event(text: str) -> ScriptItem:
+    """`AT=NAME[{k=v,...}]:PAYLOAD`: an event submitted at AT with UTF-8 PAYLOAD bytes."""
+    match = _EVENT.match(text)
+    if match is None:
+        raise SimulateUsage(
+            f"--event {text!r}: expected AT=NAME[{{key=value,...}}]:PAYLOAD, e.g. "
+            "2s=order.approved{order=A-1}:ok"
+        )
+    metadata: dict[str, str] = {}
+    for pair in filter(None, (match["meta"] or "").split(",")):
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise SimulateUsage(f"--event {text!r}: metadata pairs are key=value, got {pair!r}")
+        metadata[key] = value
+    payload = base64.b64encode(match["payload"].encode("utf-8")).decode("ascii")
+    return ScriptItem(
+        parse_at(match["at"], "--event"),
+        "event",
+        event=match["name"],
+        payload={"t": "bytes", "v": payload},
+        metadata=metadata,
+    )
+
+
+def parse_ambient(text: str) -> ScriptItem:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise SimulateUsage(f"--ambient {text!r}: expected KEY=VALUE")
+    return ScriptItem(0, "ambient", key=key, value=value)
+
+
+def parse_faults(texts: list[str]) -> list[Fault]:
+    faults = []
+    for text in texts:
+        try:
+            faults.append(parse_fault_option(text))
+        except ValueError as exc:
+            raise SimulateUsage(f"--fault {text!r}: {exc}") from None
+    return faults
+
+
+def simulate(
+    sdk: Annotated[
+        str | None,
+        typer.Option(
+            "--sdk", help="Command starting a conformance host (default: bundled Python)."
+        ),
+    ] = None,
+    function: Annotated[
+        str, typer.Option("--function", help="The function ID to run.", metavar="ID")
+    ] = "",
+    input_text: Annotated[
+        str,
+        typer.Option(
+            "--input", help="The run input as plain JSON (§13.1 notation).", metavar="JSON"
+        ),
+    ] = "null",
+    event: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--event",
+            help="Submit an event: AT=NAME[{k=v,...}]:PAYLOAD (AT: ms or a duration; repeatable).",
+        ),
+    ] = None,
+    fault: Annotated[list[str] | None, typer.Option("--fault", help=FAULT_HELP)] = None,
+    ambient: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--ambient", help="Set the host's ambient state KEY=VALUE first (repeatable)."
+        ),
+    ] = None,
+    max_invocations: Annotated[
+        int, typer.Option("--max-invocations", min=1, help="Stop after this many invocations.")
+    ] = DEFAULT_MAX_INVOCATIONS,
+    trace: Annotated[
+        bool,
+        typer.Option("--trace", help="Show the callbacks each invocation started (conform.trace)."),
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the timeline as JSON.")] = False,
+) -> None:
+    """Run one workflow to its end on the model server (virtual clock) and print its timeline."""
+    try:
+        if not function:
+            raise SimulateUsage("--function ID is required")
+        value = parse_input(input_text)
+        script = [parse_ambient(text) for text in ambient or []]
+        script += [parse_event(text) for text in event or []]
+        faults = parse_faults(fault or [])
+        target = command_target(sdk) if sdk else default_target()
+    except (SimulateUsage, CommandError) as exc:
+        typer.echo(f"ryusen-conform: error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    session = SdkSession(target.factory)
+    try:
+        try:
+            session.ensure_started(None)
+        except (SessionError, TransportError) as exc:
+            reason = exc.reason if isinstance(exc, SessionError) else str(exc)
+            typer.echo(f"ryusen-conform: error: the host did not start: {reason}", err=True)
+            raise typer.Exit(2) from None
+        link = HostLink(session)
+        known = set((session.register_body or {}).get("functions", []))
+        if known and function not in known:
+            typer.echo(
+                f"ryusen-conform: error: --function {function!r} is not in the host's registry "
+                f"({', '.join(sorted(known))})",
+                err=True,
+            )
+            raise typer.Exit(2)
+        server = ModelServer(
+            link, max_invocations=max_invocations, keep_frames=as_json, trace=trace
+        )
+        report = server.simulate(function, value, script, faults)
+    finally:
+        session.shutdown()
+        close_all()
+    if as_json:
+        sys.stdout.write(json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n")
+    else:
+        print_timeline(Console(highlight=False, soft_wrap=True), report)
+    if report.host_fault is not None:
+        typer.echo(f"ryusen-conform: the host broke the protocol: {report.host_fault}", err=True)
+    raise typer.Exit(0 if report.root.status == "completed" else 1)
+
+
+# ----------------------------------------------------------------------------- rendering
+
+
+def plain(value: Any) -> Any:
+    """A tagged value in plain notation for people (bytes shown as text when UTF-8)."""
+    if not isinstance(value, dict) or "t" not in value:
+        return value
+    kind, inner = value["t"], value.get("v")
+    if kind == "object":
+        return {key: plain(item) for key, item in inner.items()}
+    if kind == "array":
+        return [plain(item) for item in inner]
+    if kind == "null":
+        return None
+    if kind == "bytes":
+        data = base64.b64decode(inner)
+        try:
+            return f"b'{data.decode('utf-8')}'" if len(data) <= 200 else f"<{len(data)} bytes>"
+        except UnicodeDecodeError:
+            return f"<{len(data)} bytes>"
+    if kind in ("i64", "u64"):
+        return int(inner)
+    return inner
+
+
+def _short(document: Any, limit: int = 90) -> str:
+    text = json.dumps(document, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def print_timeline(console: Console, report: RunReport) -> None:
+    traced = any(entry.trace is not None for entry in report.timeline.entries)
+    table = Table(title="timeline (virtual ms)", title_justify="left", expand=False)
+    columns = ("ms", "run", "invocation", "answer") + (("callbacks started",) if traced else ())
+    for column in columns:
+        table.add_column(column, no_wrap=column not in ("answer", "callbacks started"))
+    styles = {"completed": "green", "failed": "red", "lost": "yellow", "killed": "yellow"}
+    for entry in report.timeline.entries:
+        if entry.kind == "note":
+            cells = [str(entry.at_ms), entry.run, Text(entry.text, style="dim"), ""]
+            table.add_row(*cells, *([""] if traced else []))
+            continue
+        target = f" {entry.step} #{entry.attempt}" if entry.step is not None else ""
+        answer = entry.answer + (f" {entry.detail}" if entry.detail else "")
+        if entry.fault:
+            answer += f" ({entry.fault})"
+        style = next((s for word, s in styles.items() if word in answer), "")
+        cells = [str(entry.at_ms), entry.run, entry.mode + target, Text(answer, style=style)]
+        table.add_row(*cells, *([", ".join(entry.started())] if traced else []))
+    console.print(table)
+    root = report.root
+    line = f"run {report.aliases[root.run_id]} ({root.function_id}): {root.status}"
+    if root.value is not None:
+        line += f", value {_short(plain(root.value))}"
+    if root.error is not None:
+        line += f", error {root.error.get('category')}: {root.error.get('message')}"
+    if root.compensated or root.skipped:
+        line += f"; compensated: {', '.join(root.compensated) or 'none'}"
+        line += f"; skipped: {', '.join(root.skipped) or 'none'}"
+    console.print(line)
+    if traced:
+        counts = report.callbacks()
+        console.print(
+            "callbacks started: "
+            + (", ".join(f"{key} ×{count}" for key, count in counts.items()) or "none")
+        )
+    console.print(
+        f"{report.invocations} invocations, {report.elapsed_ms} virtual ms, "
+        f"{len(report.events)} events accepted" + (f"; {report.stopped}" if report.stopped else "")
+    )
+
+
+def register_commands(app: typer.Typer) -> None:
+    """Mount `simulate` on the main command line."""
+    app.command("simulate")(simulate)

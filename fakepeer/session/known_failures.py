@@ -1,0 +1,200 @@
+"""Known failures, one list per SDK, applied once after the run (as protobuf's runner does).
+
+A list file holds one fixture id per line, optionally followed by `# reason`; lines that start
+with `#` and blank lines are comments. One file may hold the lists of several SDKs, each under a
+`[LABEL]` line (the SDK's `--sdk` text); lines before the first `[LABEL]` apply to every SDK.
+
+Results keep their raw outcome while the run plays; `apply` turns a listed failure into `xfail`
+and a listed pass into `xpass` afterwards. A listed pass, and a listed id that names no loaded
+fixture, fail the run unless `--lenient`; `--update-failures` rewrites the lists to what the run
+saw (atomically: a reader never sees half a file).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fakepeer import atomic
+from fakepeer.session.outcomes import FAILING, Outcome, apply_known_failure
+from fakepeer.session.results import RunResult, SdkRun
+
+EVERY_SDK = ""  # the section of a list file that applies to every SDK
+_SECTION = re.compile(r"^\[(?P<label>.+)\]$")
+
+
+class KnownFailuresError(ValueError):
+    """A list that cannot be read or written: the message names the file and line."""
+
+
+@dataclass
+class KnownList:
+    """The ids listed for one SDK (id -> reason, possibly empty), the file they came from, and
+    the `[section]` of that file (EVERY_SDK for a plain list)."""
+
+    path: Path
+    entries: dict[str, str] = field(default_factory=dict)
+    section: str = EVERY_SDK
+
+
+@dataclass
+class KnownFailures:
+    """Every list given on the command line, by SDK label (EVERY_SDK for unlabelled ones)."""
+
+    lists: dict[str, KnownList] = field(default_factory=dict)
+
+    def for_sdk(self, label: str) -> KnownList | None:
+        return self.lists.get(label) or self.lists.get(EVERY_SDK)
+
+    def __bool__(self) -> bool:
+        return bool(self.lists)
+
+
+def parse_list(text: str, path: Path) -> dict[str, dict[str, str]]:
+    """Section label -> (id -> reason); raise KnownFailuresError naming `path:line`."""
+    sections: dict[str, dict[str, str]] = {EVERY_SDK: {}}
+    current = sections[EVERY_SDK]
+    for number, line in enumerate(text.splitlines(), start=1):
+        entry, _, reason = line.partition("#")
+        entry = entry.strip()
+        if not entry:
+            continue
+        section = _SECTION.match(entry)
+        if section:
+            current = sections.setdefault(section["label"], {})
+            continue
+        if any(char.isspace() for char in entry):
+            raise KnownFailuresError(
+                f"{path}:{number}: expected one fixture id (then an optional '# reason'), "
+                f"got {entry!r}"
+            )
+        current[entry] = reason.strip()
+    return sections
+
+
+def read_lists(specs: Sequence[str], labels: Sequence[str]) -> KnownFailures:
+    """The lists named by `--known-failures` values: `FILE` or `LABEL=FILE`.
+
+    `LABEL=` is recognized only when LABEL is one of the run's SDK labels, so a path with `=`
+    in it still works. A file's `[LABEL]` sections give lists to those SDKs.
+    """
+    known = KnownFailures()
+    for spec in specs:
+        label, path = _split_spec(spec, labels)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise KnownFailuresError(f"cannot read --known-failures {path}: {exc}") from None
+        for section, entries in parse_list(text, path).items():
+            if not entries and section == EVERY_SDK:
+                continue
+            target = label if section == EVERY_SDK else section
+            if target in known.lists:
+                raise KnownFailuresError(
+                    f"--known-failures {path}: the SDK {target or '(every SDK)'!r} already has "
+                    f"a list ({known.lists[target].path})"
+                )
+            known.lists[target] = KnownList(path, entries, section)
+        if label != EVERY_SDK and label not in known.lists:
+            known.lists[label] = KnownList(path)  # an empty list, still updatable
+    return known
+
+
+def _split_spec(spec: str, labels: Sequence[str]) -> tuple[str, Path]:
+    for label in sorted(labels, key=len, reverse=True):
+        if spec.startswith(label + "="):
+            return label, Path(spec[len(label) + 1 :])
+    return EVERY_SDK, Path(spec)
+
+
+def apply(run: RunResult, known: KnownFailures) -> None:
+    """Set every case's outcome from its raw outcome and its SDK's list (once, after the run)."""
+    for sdk in run.sdks:
+        listed = known.for_sdk(sdk.label)
+        entries = listed.entries if listed else {}
+        for case in sdk.results:
+            case.outcome = apply_known_failure(case.raw_outcome, case.id in entries)
+
+
+def problems(known: KnownFailures, corpus_ids: Iterable[str]) -> list[str]:
+    """Listed ids that name no loaded fixture: each fails the run unless `--lenient`."""
+    loaded = set(corpus_ids)
+    found = []
+    for label, listed in known.lists.items():
+        for ident in sorted(set(listed.entries) - loaded):
+            owner = f" (for {label})" if label else ""
+            found.append(f"{listed.path}{owner} lists {ident}, which is not a loaded fixture")
+    return found
+
+
+def update(run: RunResult, known: KnownFailures, corpus_ids: Iterable[str]) -> list[Path]:
+    """Rewrite each list to the run's raw failures; ids not run this time are kept as they are.
+
+    Reasons already written are kept; a new entry's reason is the first line of its failure.
+    Ids that name no loaded fixture are dropped. Returns the files written.
+    """
+    loaded = set(corpus_ids)
+    by_file: dict[Path, dict[str, dict[str, str]]] = {}
+    for label, listed in known.lists.items():
+        by_file.setdefault(listed.path, {})[listed.section] = _updated(
+            listed, _runs_for(run, known, label), loaded
+        )
+    for path, sections in by_file.items():
+        write_atomically(path, format_lists(sections))
+    return list(by_file)
+
+
+def _runs_for(run: RunResult, known: KnownFailures, label: str) -> list[SdkRun]:
+    if label != EVERY_SDK:
+        return [sdk for sdk in run.sdks if sdk.label == label]
+    return [sdk for sdk in run.sdks if sdk.label not in known.lists]
+
+
+def _updated(listed: KnownList, runs: list[SdkRun], loaded: set[str]) -> dict[str, str]:
+    ran = {case.id: case for sdk in runs for case in sdk.results}
+    entries = {i: reason for i, reason in listed.entries.items() if i in loaded and i not in ran}
+    for ident, case in ran.items():
+        if case.raw_outcome in FAILING:
+            entries[ident] = listed.entries.get(ident) or _first_line(case.reason)
+    return entries
+
+
+def failures_of(run: RunResult) -> dict[str, dict[str, str]]:
+    """`--write-failures`: every SDK's raw failures, one section per SDK when there are several."""
+    sections = {}
+    for sdk in run.sdks:
+        label = EVERY_SDK if len(run.sdks) == 1 else sdk.label
+        sections[label] = {
+            case.id: _first_line(case.reason)
+            for case in sdk.results
+            if case.raw_outcome in (Outcome.FAIL, Outcome.ERROR)
+        }
+    return sections
+
+
+def _first_line(text: str, limit: int = 100) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def format_lists(sections: Mapping[str, Mapping[str, str]], header: str = "") -> str:
+    """The list-file text: an optional `#` header, then each section's ids sorted."""
+    lines = [f"# {line}" if line else "#" for line in header.splitlines()]
+    for label in sorted(sections, key=lambda label: (label != EVERY_SDK, label)):
+        if label != EVERY_SDK:
+            lines.append(f"[{label}]")
+        for ident in sorted(sections[label]):
+            reason = sections[label][ident].replace("\n", " ")
+            lines.append(f"{ident}  # {reason}" if reason else ident)
+    return "\n".join(lines) + "\n"
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write through `fakepeer.atomic` (temporary file, fsync, rename); KnownFailuresError when
+    it cannot."""
+    try:
+        atomic.write_text(path, text)
+    except OSError as exc:
+        raise KnownFailuresError(f"cannot write {path}: {exc}") from None

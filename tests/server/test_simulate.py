@@ -1,0 +1,150 @@
+"""`ryusen-conform simulate` against the reference hosts: the saga end to end, with and without
+an injected failure, the same timeline on both SDKs, and one-line errors for bad arguments."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from fakepeer.cases import repository_root
+from fakepeer.cli import main
+
+PYTHON = str(repository_root() / "runners" / "python" / "conform")
+NODE = str(repository_root() / "runners" / "node" / "conform")
+SAGA = ["--function", "conform.saga", "--input", '{"order": "A-1"}']
+KILL_CHARGE = ["--fault", "crash:forward:charge*all"]
+
+
+def _simulate(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    status = main(["simulate", *args])
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def _json(capsys: pytest.CaptureFixture[str], sdk: str, *args: str) -> tuple[int, dict]:
+    status, out, _ = _simulate(capsys, "--sdk", sdk, *SAGA, "--json", *args)
+    return status, json.loads(out)
+
+
+def test_saga_runs_to_completion(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = _simulate(capsys, "--sdk", PYTHON, *SAGA)
+    assert status == 0, err
+    assert "forward charge #1" in out and "step_completed" in out
+    assert 'completed, value {"charge": {"charged": "A-1"}, "reservation": "reserved:A-1"}' in out
+
+
+def test_saga_with_injected_failure_compensates_reserve(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, report = _json(capsys, NODE, *KILL_CHARGE)
+    assert status == 1
+    assert report["outcome"]["status"] == "failed"
+    assert report["outcome"]["error"]["category"] == "server.attempt_lost"
+    assert report["outcome"]["compensation"] == ["reserve"]
+    lines = [entry["line"] for entry in report["timeline"] if entry["kind"] == "invoke"]
+    assert lines[-1] == "@4000 main compensate reserve #1 -> compensation_completed"
+    charge = [entry for entry in report["timeline"] if entry.get("step") == "charge"]
+    assert [entry["attempt"] for entry in charge] == [1, 2, 3, 4, 5]
+    assert len({entry["operation_id"] for entry in charge}) == 1
+
+
+@pytest.mark.parametrize("fault", [[], KILL_CHARGE])
+def test_both_reference_sdks_give_the_same_timeline(
+    capsys: pytest.CaptureFixture[str], fault: list[str]
+) -> None:
+    """The protocol outcome is identical whatever the language surface."""
+    _, python = _json(capsys, PYTHON, *fault)
+    _, node = _json(capsys, NODE, *fault)
+    assert [e.get("line", e.get("text")) for e in python["timeline"]] == [
+        e.get("line", e.get("text")) for e in node["timeline"]
+    ]
+    assert python["outcome"] == node["outcome"]
+
+
+def test_events_and_ambient_reach_the_run(capsys: pytest.CaptureFixture[str]) -> None:
+    program = {
+        "ops": [
+            {
+                "op": "wait",
+                "id": "w",
+                "event": "go",
+                "correlation": {"k": "v"},
+                "timeout": "1h",
+                "as": "w",
+            }
+        ]
+    }
+    status, out, err = _simulate(
+        capsys,
+        "--sdk",
+        PYTHON,
+        "--function",
+        "conform.program",
+        "--input",
+        json.dumps(program),
+        "--event",
+        "2s=go{k=v,extra=1}:hello",
+        "--json",
+    )
+    assert status == 0, err
+    report = json.loads(out)
+    assert report["outcome"]["value"] == {
+        "t": "object",
+        "v": {"w": {"t": "bytes", "v": "aGVsbG8="}},
+    }
+    assert report["elapsed_ms"] == 2000
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([], "--function ID is required"),
+        (["--function", "conform.saga", "--input", "{"], "--input is not JSON"),
+        (["--function", "nope"], "is not in the host's registry"),
+        (["--function", "conform.saga", "--fault", "bogus"], "unknown fault 'bogus'"),
+        (["--function", "conform.saga", "--fault", "crash*0"], "positive integer or 'all'"),
+        (["--function", "conform.saga", "--event", "5=x"], "expected AT=NAME"),
+        (["--function", "conform.saga", "--event", "soon=x:y"], "is not a time"),
+        (["--function", "conform.saga", "--ambient", "novalue"], "expected KEY=VALUE"),
+        (["--sdk", "/nonexistent/host", "--function", "conform.saga"], "does not exist"),
+    ],
+)
+def test_bad_arguments_are_one_line_errors(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    if "--sdk" not in args:
+        args = ["--sdk", PYTHON, *args]
+    status, _, err = _simulate(capsys, *args)
+    assert status == 2
+    lines = [line for line in err.splitlines() if line.startswith("ryusen-conform: error:")]
+    assert len(lines) == 1 and message in lines[0], err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("fault", [[], KILL_CHARGE])
+def test_readme_shows_real_simulate_runs(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, fault: list[str]
+) -> None:
+    monkeypatch.setenv("COLUMNS", "100")
+    _, out, _ = _simulate(capsys, "--sdk", PYTHON, *SAGA, *fault)
+    readme = (repository_root() / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Simulating a whole run", 1)[1].split("\n## ", 1)[0]
+    blocks = [block.strip("\n") for block in section.split("```text\n")[1:]]
+    shown = [block.split("\n```", 1)[0] for block in blocks]
+    assert out.rstrip("\n") in shown
+
+
+@pytest.mark.parametrize("sdk", [PYTHON, NODE])
+def test_trace_counts_every_physical_attempt(capsys: pytest.CaptureFixture[str], sdk: str) -> None:
+    """A lost answer still ran its callback: three attempts of charge start it three times,
+    discovery starts none (conform.trace, §12.4)."""
+    status, report = _json(capsys, sdk, "--fault", "lost_answer:forward:charge*2", "--trace")
+    assert status == 0
+    assert report["callbacks"] == {
+        "main reserve forward": 1,
+        "main charge forward": 3,
+        "main notify forward": 1,
+    }
+    discoveries = [e for e in report["timeline"] if e.get("mode") == "discover"]
+    assert all(entry["trace"] == [] for entry in discoveries)
