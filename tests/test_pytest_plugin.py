@@ -50,11 +50,14 @@ def test_every_fixture_is_an_item_and_passes_over_two_xdist_workers(tmp_path: Pa
 
 
 def test_a_failure_shows_the_cli_diff_and_k_x_select(tmp_path: Path) -> None:
-    plugin = _pytest(tmp_path, "--ryusen-sdk", MUTANT, "-k", "replay and rerun", "-x")
+    # three fixtures match; -x stops at the first failure
+    plugin = _pytest(tmp_path, "--ryusen-sdk", MUTANT, "-k", "replay and not-rerun", "-x")
     assert plugin.returncode == 1
     assert re.search(r"1 failed, \d+ deselected", plugin.stdout), plugin.stdout[-800:]
+    reported = re.search(r"^FAIL (\S+) ", plugin.stdout, re.M)
+    assert reported, plugin.stdout[-1500:]
     cli = subprocess.run(
-        [sys.executable, "-m", "fakepeer", "run", "--sdk", MUTANT, "-k", "callback-not-rerun"],
+        [sys.executable, "-m", "fakepeer", "run", "--sdk", MUTANT, "-k", reported.group(1)],
         cwd=tmp_path,
         capture_output=True,
         text=True,
