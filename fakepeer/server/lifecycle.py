@@ -13,7 +13,7 @@ import copy
 from fakepeer.cases.lifecycle import LifecycleSpec
 from fakepeer.cases.model import Fixture
 from fakepeer.compare import Finding
-from fakepeer.protocol.pointer import split
+from fakepeer.protocol.pointer import escape, split
 from fakepeer.server.host import HostLink
 from fakepeer.server.loop import ModelServer, RunReport
 from fakepeer.server.script import Fault, ScriptItem
@@ -28,7 +28,7 @@ SCENARIO_MAX_INVOCATIONS = 1000
 
 def simulate_spec(link: HostLink, spec: LifecycleSpec) -> RunReport:
     """Run the scenario's function with its script and faults on a fresh model server."""
-    server = ModelServer(link, max_invocations=SCENARIO_MAX_INVOCATIONS)
+    server = ModelServer(link, max_invocations=SCENARIO_MAX_INVOCATIONS, trace=True)
     return server.simulate(
         spec.function,
         spec.input,
@@ -69,6 +69,9 @@ def compare_report(expect: dict, report: RunReport) -> list[Finding]:
             )
     lines = report.timeline.invocation_lines()
     findings.extend(_lines(expect["invocations"], lines, "invocations"))
+    findings.extend(_violations(report))
+    if "callbacks" in expect:
+        findings.extend(_callbacks(expect["callbacks"], report.callbacks()))
     for member in ("compensation", "skipped"):
         expected = expect.get(member, [])
         if expected != outcome[member]:
@@ -97,6 +100,36 @@ def compare_report(expect: dict, report: RunReport) -> list[Finding]:
             findings.append(
                 Finding(
                     "value", f"{BASE}/events", "accepted events differ", expect["events"], names
+                )
+            )
+    return findings
+
+
+def _violations(report: RunReport) -> list[Finding]:
+    """What the effect traces broke, invocation by invocation (§12.4 invariants)."""
+    findings = []
+    for index, entry in enumerate(report.timeline.invocations()):
+        for message in entry.violations:
+            findings.append(
+                Finding("invariant", f"/trace/{index}", f"invocation {index + 1}: {message}")
+            )
+    return findings
+
+
+def _callbacks(expected: dict[str, int], actual: dict[str, int]) -> list[Finding]:
+    """Each callback's start count (from the traces) against the scenario's; a callback the
+    scenario does not name must not have started at all."""
+    findings = []
+    for key in sorted(set(expected) | set(actual)):
+        want, got = expected.get(key, 0), actual.get(key, 0)
+        if want != got:
+            findings.append(
+                Finding(
+                    "trace",
+                    f"{BASE}/callbacks/{escape(key)}",
+                    f"{key}: started {got} time(s), expected {want}",
+                    want,
+                    got,
                 )
             )
     return findings

@@ -35,6 +35,7 @@ from fakepeer.server.state import (
     derived_id,
 )
 from fakepeer.server.timeline import Entry, Timeline
+from fakepeer.session.effects import check_invariants
 from fakepeer.session.sdk import CONFORM_SCOPE
 
 #: A simulation stops after this many invocations (a run that can never finish, e.g. admission
@@ -781,8 +782,13 @@ class ModelServer:
             entry.at_ms = self.clock.elapsed_ms
             fault = None
         answer, duplicate = self.link.invoke(body, fault)
-        if self.trace and fault != "crash":
+        if self.trace and fault != "crash":  # a killed host's trace died with it
             entry.trace = self.link.trace()
+            if answer is not None and duplicate is None:  # one pass: the invariants apply
+                entry.violations = [
+                    finding.message
+                    for finding in check_invariants({"body": body}, answer, entry.trace)[0]
+                ]
         if self.timeline.keep_frames:
             entry.frames = {"invoke": body, "answer": answer}
         if answer is None:

@@ -28,6 +28,8 @@ class Entry:
     frames: dict[str, Any] = field(default_factory=dict)
     #: The host's effect trace for this invocation (§12.4), when the server asked for it.
     trace: list[dict] | None = None
+    #: The §12.4 invariants this invocation's trace broke (checked when the trace was asked for).
+    violations: list[str] = field(default_factory=list)
 
     def started(self) -> list[str]:
         """`<step> <phase> #<attempt>` of every callback the trace says started."""
@@ -67,6 +69,8 @@ class Entry:
         record["line"] = self.line()
         if self.trace is not None:
             record["trace"] = self.trace
+        if self.violations:
+            record["violations"] = self.violations
         if self.frames:
             record["frames"] = self.frames
         return record
