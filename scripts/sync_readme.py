@@ -1,8 +1,8 @@
-"""Embed the protocol document and the fixture format verbatim in README.md.
+"""Embed the protocol document, the host contract and the fixture format verbatim in README.md.
 
 The README must be enough on its own for an SDK author, yet the protocol has exactly one text
-(docs/protocol.md). So the README carries a copy between markers, refreshed by this script and
-checked by tests/test_readme.py.
+(docs/protocol.md, with §12-§13 in docs/host-contract.md). So the README carries a copy between
+markers, refreshed by this script and checked by tests/test_readme.py.
 """
 
 from __future__ import annotations
@@ -11,7 +11,11 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-EMBEDDED = {"protocol": ROOT / "docs" / "protocol.md", "fixtures": ROOT / "docs" / "fixtures.md"}
+EMBEDDED = {
+    "protocol": ROOT / "docs" / "protocol.md",
+    "host-contract": ROOT / "docs" / "host-contract.md",
+    "fixtures": ROOT / "docs" / "fixtures.md",
+}
 
 
 def _markers(name: str) -> tuple[str, str]:

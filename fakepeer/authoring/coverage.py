@@ -22,7 +22,7 @@ from pathlib import Path
 
 from fakepeer.authoring.docs import (
     DECISIONS_PATH,
-    PROTOCOL_PATH,
+    PROTOCOL_PATHS,
     Rfd,
     decision_ids,
     load_rfd,
@@ -56,13 +56,13 @@ _QUOTED = re.compile(r"\"([^\"]+)\"")
 
 
 def document_citations(root: Path | None = None) -> list[Citation]:
-    """*RFD 2* quotes in docs/protocol.md and the RFD 2 text of each decision: references."""
+    """*RFD 2* quotes in the protocol documents and the RFD 2 text of each decision: references."""
     base = root if root is not None else repository_root()
     found: list[Citation] = []
-    protocol = base / PROTOCOL_PATH
-    if protocol.is_file():
-        for match in _DOC_QUOTE.finditer(protocol.read_text(encoding="utf-8")):
-            found.append(Citation("protocol.md", "protocol.md", match.group(1), justifies=False))
+    for path in PROTOCOL_PATHS:
+        if (base / path).is_file():
+            for match in _DOC_QUOTE.finditer((base / path).read_text(encoding="utf-8")):
+                found.append(Citation("protocol.md", path.name, match.group(1), justifies=False))
     for ident, quote in decision_quotes(base):
         found.append(Citation("decision", ident, quote, justifies=False))
     return found

@@ -1,4 +1,7 @@
-"""The two documents fixtures answer to: RFD 2 (quotes, rule sentences) and docs/protocol.md (§).
+"""The documents fixtures answer to: RFD 2 (quotes, rule sentences) and the protocol (§).
+
+The protocol's sections live in two files: docs/protocol.md (§1-§11, §14) and
+docs/host-contract.md (§12-§13); `PROTOCOL_PATHS` names both, in that order.
 
 Why one module: `validate`, `matrix` and `coverage` must agree on how a quote is matched and how
 RFD 2 is split into rules, or a fixture could validate yet cover nothing.
@@ -15,6 +18,9 @@ from fakepeer.cases.loader import repository_root
 
 RFD_PATH = Path("docs") / "rfd-2-execution-protocol.txt"
 PROTOCOL_PATH = Path("docs") / "protocol.md"
+HOST_CONTRACT_PATH = Path("docs") / "host-contract.md"
+#: Every file holding numbered protocol sections.
+PROTOCOL_PATHS = (PROTOCOL_PATH, HOST_CONTRACT_PATH)
 DECISIONS_PATH = Path("docs") / "decisions.md"
 
 #: A quote shorter than a whole sentence must be at least this many words long (docs/fixtures.md).
@@ -147,10 +153,13 @@ def load_rfd(root: Path | None = None) -> Rfd:
 
 @lru_cache(maxsize=4)
 def protocol_sections(root: Path | None = None) -> frozenset[str]:
-    """The section numbers docs/protocol.md defines (`2`, `3.4`, ...)."""
+    """The section numbers the protocol documents define (`2`, `3.4`, `12.4`, ...)."""
     base = root if root is not None else repository_root()
-    text = (base / PROTOCOL_PATH).read_text(encoding="utf-8")
-    return frozenset(_SECTION_HEADING.findall(text))
+    found: set[str] = set()
+    for path in PROTOCOL_PATHS:
+        if (base / path).is_file():
+            found.update(_SECTION_HEADING.findall((base / path).read_text(encoding="utf-8")))
+    return frozenset(found)
 
 
 _DECISION_HEADING = re.compile(r"^## (D-[A-Z0-9]+(?:-[A-Z0-9]+)*)\s*$", re.MULTILINE)

@@ -134,11 +134,15 @@ def semantic_problems(
             if not refs:
                 problem(
                     "/rule/protocol",
-                    f"expected a docs/protocol.md section like §7.2, got {reference!r}",
+                    f"expected a protocol section like §7.2 (docs/protocol.md or "
+                    f"docs/host-contract.md), got {reference!r}",
                 )
             for ref in refs:
                 if ref not in sections:
-                    problem("/rule/protocol", f"docs/protocol.md has no section §{ref}")
+                    problem(
+                        "/rule/protocol",
+                        f"neither docs/protocol.md nor docs/host-contract.md has a section §{ref}",
+                    )
     version = document.get("protocol_version")
     if isinstance(version, str):
         problem_text = _version_problem(version)

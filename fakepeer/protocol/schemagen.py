@@ -20,6 +20,11 @@ SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
 ENVELOPE_NOTE = "The whole envelope (§2). Unknown members are ignored except inside tagged values."
 
 
+def section_document(section: str) -> str:
+    """The file that defines a protocol section: §12-§13 (the host contract) have their own."""
+    return "docs/host-contract.md" if section.split(".")[0] in {"12", "13"} else "docs/protocol.md"
+
+
 def schema_documents() -> dict[str, dict[str, Any]]:
     """File name -> schema document: `common.schema.json`, then one per kind in catalog order."""
     documents = {
@@ -34,7 +39,7 @@ def schema_documents() -> dict[str, dict[str, Any]]:
         documents[f"{name}.schema.json"] = {
             "$schema": DRAFT,
             "$id": f"{BASE_URI}{name}.schema.json",
-            "title": f"{name} ({kind.direction}, docs/protocol.md §{kind.section})",
+            "title": f"{name} ({kind.direction}, {section_document(kind.section)} §{kind.section})",
             "description": ENVELOPE_NOTE,
             "type": "object",
             "required": ["version", "kind", "id", "body"],
