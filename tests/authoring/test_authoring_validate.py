@@ -165,7 +165,8 @@ def test_protocol_section_and_capability_checked(runner, app, tmp_path) -> None:
     write_fixture(tmp_path, document)
     result = _validate(runner, app, tmp_path)
     assert result.exit_code == 2
-    assert "/rule/protocol: neither docs/protocol.md nor docs/host-contract.md has a section §99.1" in result.output
+    no_section = "neither docs/protocol.md nor docs/host-contract.md has a section §99.1"
+    assert f"/rule/protocol: {no_section}" in result.output
     assert "/capabilities/0: expected a §7.3 capability" in result.output
 
 
