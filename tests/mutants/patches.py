@@ -2196,3 +2196,97 @@ def _f64_exponent_sign_dropped() -> None:
     numbers = _m("ryusen_sdk.numbers")
     original = numbers.number_text
     numbers.number_text = lambda value: original(value).replace("e+", "e")
+
+
+# ============================================================================================
+# g1 (issue 12): faults only a whole run shows. Each keeps state in the host process across
+# invocations of one run; a single exchange never meets it (`conform.reset` clears it between
+# cases), a lifecycle scenario played by the model server does.
+# ============================================================================================
+
+
+def _on_reset(clear: Callable[[], None]) -> None:
+    """Call `clear` whenever the host handles `conform.reset`."""
+    host = _m("conform_host.host")
+    original = host.Host.control
+
+    def control(self, envelope, body):
+        if envelope.kind == "conform.reset":
+            clear()
+        return original(self, envelope, body)
+
+    host.Host.control = control
+
+
+@mutant(
+    "retry-replays-cached-failure", "a retry answers the first attempt's failure, callback not run"
+)
+def _retry_replays_cached_failure() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    answers = _m("ryusen_sdk.answers")
+    original = workflow.Pass._execute
+    failures: dict = {}
+
+    def _execute(self, function, extra, kind):
+        target = self.target
+        cached = failures.get(target.operation_id)
+        if cached is not None:
+            return answers.Answer(f"{kind}_failed", target.identity() | {"error": cached})
+        answer = original(self, function, extra, kind)
+        if answer.kind.endswith("_failed"):
+            failures[target.operation_id] = answer.body["error"]
+        return answer
+
+    workflow.Pass._execute = _execute
+    _on_reset(failures.clear)
+
+
+@mutant(
+    "discovery-raises-cached-failure",
+    "a step whose callback failed in this process is reproduced as failed even once completed",
+)
+def _discovery_raises_cached_failure() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    original_execute = workflow.Pass._execute
+    original_decide = workflow.Pass.decide
+    failed: dict = {}
+
+    def _execute(self, function, extra, kind):
+        answer = original_execute(self, function, extra, kind)
+        if answer.kind == "step_failed":
+            failed[(self.run_id, self.target.step_id)] = answer.body["error"]
+        return answer
+
+    def decide(self, step_id, kind, declaration, callback=None, compensate=None):
+        error = failed.get((self.run_id, step_id))
+        if error is not None and self.mode == "discover" and step_id in self.history:
+            self.history = {**self.history, step_id: workflow.HistoryEntry("failed", None, error)}
+        return original_decide(self, step_id, kind, declaration, callback, compensate)
+
+    workflow.Pass._execute = _execute
+    workflow.Pass.decide = decide
+    _on_reset(failed.clear)
+
+
+@mutant(
+    "operation-result-cached",
+    "a redelivered operation that completed in this process answers from a cache, not run",
+)
+def _operation_result_cached() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    answers = _m("ryusen_sdk.answers")
+    original = workflow.Pass._execute
+    completed: dict = {}
+
+    def _execute(self, function, extra, kind):
+        target = self.target
+        cached = completed.get((target.operation_id, kind))
+        if cached is not None:  # an "idempotency cache": the redelivery is not executed
+            return answers.Answer(f"{kind}_completed", target.identity() | {"value": cached})
+        answer = original(self, function, extra, kind)
+        if answer.kind.endswith("_completed"):
+            completed[(target.operation_id, kind)] = answer.body["value"]
+        return answer
+
+    workflow.Pass._execute = _execute
+    _on_reset(completed.clear)
