@@ -220,17 +220,11 @@ def _read_trace(
     """The host's answer to `conform.trace` `trace_id`: its events, or TraceProblem."""
     payload = session.receive(deadline, wire)
     reply = decode(payload)
-    got, kind = reply.get("id"), reply.get("kind")
+    got = reply.get("id")
     if got == step.exchange_id:  # the invoke answered twice: say so, as at a script's end
-        reason = f"an extra {kind!r} frame with id {got!r} after its answer to the invoke"
-        raise StrayAnswer(f"answered out of turn: {reason}", got, kind, payload)
+        raise StrayAnswer.extra(payload, reply, "after its answer to the invoke")
     if got != trace_id:
-        raise StrayAnswer(
-            f"answered out of turn: expected id {trace_id!r}, got {got!r} (kind {kind!r})",
-            got,
-            kind,
-            payload,
-        )
+        raise StrayAnswer.unexpected(payload, reply, trace_id)
     return trace_events(reply)
 
 
@@ -248,14 +242,7 @@ def _expect(
     payload = session.receive(deadline, wire)
     envelope = decode(payload)
     if envelope.get("id") != step.exchange_id:
-        got, kind = envelope.get("id"), envelope.get("kind")
-        raise StrayAnswer(
-            f"answered out of turn: expected a {step.kind!r} frame with id {step.exchange_id!r}, "
-            f"got {kind!r} with id {got!r}",
-            got,
-            kind,
-            payload,
-        )
+        raise StrayAnswer.unexpected(payload, envelope, step.exchange_id, step.kind)
     return envelope, comparer.compare(step, envelope)
 
 
@@ -267,15 +254,7 @@ def _check_nothing_more(session: SdkSession, wire: WireLog) -> None:
         payload = session.receive(time.monotonic(), wire)
     except TransportTimeout:
         return
-    envelope = decode(payload)
-    got, kind = envelope.get("id"), envelope.get("kind")
-    raise StrayAnswer(
-        f"answered out of turn: an extra {kind!r} frame with id {got!r} after the script's last "
-        "step",
-        got,
-        kind,
-        payload,
-    )
+    raise StrayAnswer.extra(payload, decode(payload), "after the script's last step")
 
 
 def _describe(

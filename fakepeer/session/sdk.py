@@ -68,6 +68,32 @@ class StrayAnswer(SessionError):
         self.kind = kind
         self.payload = payload
 
+    @classmethod
+    def unexpected(
+        cls, payload: bytes, envelope: dict, expected_id: str, expected_kind: str | None = None
+    ) -> StrayAnswer:
+        """A frame that came instead of the answer with `expected_id` (of `expected_kind`)."""
+        got, kind = envelope.get("id"), envelope.get("kind")
+        if expected_kind is None:
+            reason = f"expected id {expected_id!r}, got {got!r} (kind {kind!r})"
+        else:
+            reason = (
+                f"expected a {expected_kind!r} frame with id {expected_id!r}, "
+                f"got {kind!r} with id {got!r}"
+            )
+        return cls(f"answered out of turn: {reason}", got, kind, payload)
+
+    @classmethod
+    def extra(
+        cls, payload: bytes, envelope: dict, when: str = "", word: str = "extra"
+    ) -> StrayAnswer:
+        """A frame nobody asked for: `an extra 'kind' frame with id 'x' <when>`."""
+        got, kind = envelope.get("id"), envelope.get("kind")
+        reason = f"an {word} {kind!r} frame with id {got!r}"
+        return cls(
+            f"answered out of turn: {reason}{' ' + when if when else ''}", got, kind, payload
+        )
+
     def restated(self, reason: str, stderr: str) -> StrayAnswer:
         """The same stray frame under another reason (once the process was ended)."""
         stray = StrayAnswer(reason, self.ident, self.kind, self.payload)
@@ -213,9 +239,7 @@ class SdkSession:
             envelope = decode(payload)
         except SessionError as exc:
             return StrayAnswer(f"after its last case it {exc.reason}", None, None, payload)
-        ident, kind = envelope.get("id"), envelope.get("kind")
-        reason = f"answered out of turn: an unsolicited {kind!r} frame with id {ident!r}"
-        return StrayAnswer(reason, ident, kind, payload)
+        return StrayAnswer.extra(payload, envelope, word="unsolicited")
 
     def shutdown(self, deadline: float | None = None) -> None:
         """Send `conform.shutdown`, let the host exit, and make sure all it started is gone.
@@ -326,13 +350,7 @@ class SdkSession:
         """Decode an answer that must carry `ident` (§12.2)."""
         envelope = decode(payload)
         if envelope.get("id") != ident:
-            got, kind = envelope.get("id"), envelope.get("kind")
-            raise StrayAnswer(
-                f"answered out of turn: expected id {ident!r}, got {got!r} (kind {kind!r})",
-                got,
-                kind,
-                payload,
-            )
+            raise StrayAnswer.unexpected(payload, envelope, ident)
         return envelope
 
     def reset(self, deadline: float | None, wire: WireLog | None = None) -> None:
