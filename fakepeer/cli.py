@@ -222,7 +222,8 @@ def run(
         typer.Option(
             "--variants",
             help="Derived variants to run besides each fixture (FIXTURE@VARIANT): all, none, "
-            f"or a comma-separated list of {', '.join(VARIANTS)}.",
+            f"or a comma-separated list of {', '.join(VARIANTS)} (fresh-process: on the first "
+            "fixture of each selected category, a sample; --list shows the cases).",
             metavar="all|none|NAME,...",
         ),
     ] = "none",
@@ -293,11 +294,13 @@ def run(
     if update_failures and not known_failures:
         raise UsageProblem("--update-failures rewrites the --known-failures lists: name one")
     corpus = _load(fixtures or [], not no_default_fixtures)
+    unsharded = select(corpus, keywords=expressions, categories=category or ())
     selected = select(corpus, keywords=expressions, categories=category or (), shard=parsed_shard)
     try:
-        selected = with_variants(selected, parse_variants(variants))
+        chosen_variants = parse_variants(variants)
     except ValueError as exc:
         raise UsageProblem(f"--variants: {exc}") from None
+    selected = with_variants(selected, chosen_variants, sample_from=unsharded)
     if list_only:
         print_listing(selected)
         raise typer.Exit(0)
@@ -317,14 +320,7 @@ def run(
     known_lists.apply(result, known)
     print_run(console, result)
     problems = [] if update_failures else known_lists.problems(known, corpus_ids)
-    whole = (
-        selected
-        if parsed_shard is None
-        else with_variants(
-            select(corpus, keywords=expressions, categories=category or ()),
-            parse_variants(variants),
-        )
-    )
+    whole = selected if parsed_shard is None else with_variants(unsharded, chosen_variants)
     info = RunInfo(
         shard=str(parsed_shard) if parsed_shard else None,
         timeout=timeout,

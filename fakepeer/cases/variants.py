@@ -5,6 +5,11 @@ text however it is spelled, and a case must not depend on what the host did befo
 variant rewrites the bench's *envelope* sends of a fixture (raw frames are sent as written) and is
 reported as its own case, `FIXTURE@VARIANT`. A variant that would change nothing for a fixture, or
 would push a frame across a size limit (§4.3), is not derived for it.
+
+`fresh-process` costs a host start and a §12.1 handshake per case (0.1 to 0.3 s for the reference
+hosts, a hundred times a case), so it runs on a documented sample of the selection, the first
+fixture (by id) of each category (`fresh_process_sample`); the cases it derives are listed and
+reported like every other, so which ones ran is always visible.
 """
 
 from __future__ import annotations
@@ -168,13 +173,32 @@ def _variant_of(fixture: Fixture, variant: str, steps: tuple[Step, ...]) -> Fixt
     )
 
 
-def with_variants(fixtures: Sequence[Fixture], variants: Iterable[str]) -> list[Fixture]:
-    """The fixtures, then every applicable derived variant of each (plain ids first)."""
+def fresh_process_sample(fixtures: Iterable[Fixture]) -> frozenset[str]:
+    """The ids `fresh-process` runs on: the first fixture (by id) of each category."""
+    first: dict[str, str] = {}
+    for fixture in fixtures:
+        if fixture.variant is None and fixture.id < first.get(fixture.category, "\uffff"):
+            first[fixture.category] = fixture.id
+    return frozenset(first.values())
+
+
+def with_variants(
+    fixtures: Sequence[Fixture],
+    variants: Iterable[str],
+    sample_from: Iterable[Fixture] | None = None,
+) -> list[Fixture]:
+    """The fixtures, then every applicable derived variant of each (plain ids first).
+
+    `fresh-process` is derived only for `fresh_process_sample(sample_from)` (default: of
+    `fixtures`); a shard passes its whole selection so every shard agrees on the sample.
+    """
     chosen = tuple(variants)
+    sample = fresh_process_sample(fixtures if sample_from is None else sample_from)
     derived = [
         variant
         for fixture in fixtures
         for name in chosen
+        if name != FRESH_PROCESS or fixture.id in sample
         if (variant := derive(fixture, name)) is not None
     ]
     return [*fixtures, *derived]

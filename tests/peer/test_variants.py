@@ -14,6 +14,7 @@ from fakepeer.cases.variants import (
     UNKNOWN_MEMBER,
     VARIANTS,
     derive,
+    fresh_process_sample,
     parse_variants,
     with_variants,
 )
@@ -109,6 +110,30 @@ def test_parse_variants() -> None:
     fixtures = [_fixture()]
     expanded = with_variants(fixtures, VARIANTS)
     assert [f.id for f in expanded] == ["t.v", *(f"t.v@{name}" for name in VARIANTS)]
+
+
+def test_fresh_process_runs_on_the_first_fixture_of_each_category() -> None:
+    def made(ident: str, category: str):
+        scenario = Scenario(ident, "x", section="x", quote="y", category=category)
+        return scenario.send("invoke", INVOKE).expect("completed", {}).build()
+
+    fixtures = [
+        made("b.2", "forward"),
+        made("a.2", "json"),
+        made("a.1", "json"),
+        made("b.1", "forward"),
+    ]
+    assert fresh_process_sample(fixtures) == {"a.1", "b.1"}
+    fresh = [f.id for f in with_variants(fixtures, [FRESH_PROCESS])[4:]]
+    assert fresh == ["a.1@fresh-process", "b.1@fresh-process"]
+    # a shard samples from the whole selection, so shards agree with the unsharded run
+    shard = fixtures[:2]
+    fresh = [f.id for f in with_variants(shard, [FRESH_PROCESS], sample_from=fixtures)[2:]]
+    assert fresh == []
+    assert [f.id for f in with_variants(shard, [FRESH_PROCESS])[2:]] == [
+        "b.2@fresh-process",
+        "a.2@fresh-process",
+    ]
 
 
 def test_fresh_process_variant_runs_in_a_new_process() -> None:
