@@ -5,8 +5,8 @@ from fakepeer.report.console import (
     RunProgress,
     make_console,
     print_listing,
-    print_matrix,
     print_run,
+    print_tally,
 )
 from fakepeer.report.document import (
     FORMAT,
@@ -20,28 +20,28 @@ from fakepeer.report.document import (
 from fakepeer.report.htmlreport import to_html
 from fakepeer.report.junit import to_junit
 from fakepeer.report.markdown import to_markdown
-from fakepeer.report.matrix import Cell, Matrix, Status, build_matrix
 from fakepeer.report.merge import Merged, merge_documents
 from fakepeer.report.registry import Reporter, reporters
+from fakepeer.report.tally import Cell, Status, Tally, build_tally
 
 __all__ = [
     "FORMAT",
     "CaseInfo",
     "Cell",
-    "Matrix",
+    "Tally",
     "Merged",
     "ReportError",
     "Reporter",
     "RunInfo",
     "RunProgress",
     "Status",
-    "build_matrix",
+    "build_tally",
     "catalog_from_document",
     "catalog_from_fixtures",
     "make_console",
     "merge_documents",
     "print_listing",
-    "print_matrix",
+    "print_tally",
     "print_run",
     "read_document",
     "reporters",

@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from fakepeer.report.matrix import Cell, Status, build_matrix
+from fakepeer.report.tally import Cell, Status, build_tally
 from fakepeer.session.outcomes import OUTCOME_ORDER, Outcome
 from fakepeer.session.results import CaseResult, RunResult, SdkRun
 from fakepeer.session.targets import SdkTarget
@@ -94,28 +94,28 @@ def print_run(console: Console, run: RunResult) -> None:
     for sdk in run.sdks:
         _print_sdk(console, sdk, run)
     if len(run.sdks) > 1:
-        print_matrix(console, run)
+        print_tally(console, run)
 
 
-def print_matrix(console: Console, run: RunResult) -> None:
+def print_tally(console: Console, run: RunResult) -> None:
     """Categories (rows) by SDKs (columns); `26/26` when all pass, else the other outcomes too."""
-    matrix = build_matrix(run)
+    tally = build_tally(run)
     table = Table(show_edge=False, pad_edge=False, title="categories x SDKs", title_justify="left")
     table.add_column("category")
-    for label in matrix.sdks:
+    for label in tally.sdks:
         table.add_column(escape(label), justify="right")
-    for category in matrix.categories:
-        cells = (_matrix_cell(matrix.cell(category, sdk)) for sdk in matrix.sdks)
+    for category in tally.categories:
+        cells = (_tally_cell(tally.cell(category, sdk)) for sdk in tally.sdks)
         table.add_row(escape(category), *cells)
     table.add_row(
         "[bold]total[/bold]",
-        *(_matrix_cell(matrix.totals[sdk], bold=True) for sdk in matrix.sdks),
+        *(_tally_cell(tally.totals[sdk], bold=True) for sdk in tally.sdks),
     )
     console.print(table)
     console.print()
 
 
-def _matrix_cell(cell: Cell, bold: bool = False) -> str:
+def _tally_cell(cell: Cell, bold: bool = False) -> str:
     style = _STATUS_STYLE[cell.status] + (" bold" if bold else "")
     return f"[{style}]{escape(cell.text)}[/]"
 
@@ -132,9 +132,9 @@ def _print_sdk(console: Console, sdk: SdkRun, run: RunResult) -> None:
     table.add_column("category")
     for outcome in OUTCOME_ORDER:
         table.add_column(outcome.value, justify="right", style=_STYLE[outcome.value])
-    matrix = build_matrix(run)
-    for category in matrix.categories:
-        counts = matrix.cell(category, sdk.label).counts
+    tally = build_tally(run)
+    for category in tally.categories:
+        counts = tally.cell(category, sdk.label).counts
         if any(counts.values()):
             table.add_row(category, *(_cell(counts[o.value]) for o in OUTCOME_ORDER))
     tally = sdk.counts()

@@ -24,7 +24,7 @@ from fakepeer.protocol.limits import MAX_JSON_NESTING
 from fakepeer.protocol.messages import encode_envelope
 from fakepeer.protocol.version import PROTOCOL_VERSION
 from fakepeer.report.catalog import CaseInfo, Catalog
-from fakepeer.report.matrix import build_matrix
+from fakepeer.report.tally import build_tally
 from fakepeer.session.outcomes import Outcome
 from fakepeer.session.results import CaseResult, RunResult, SdkRun
 from fakepeer.session.wire import WireRecord
@@ -74,7 +74,7 @@ def to_document(run: RunResult, info: RunInfo = RunInfo()) -> dict:
         "exit_status": run.exit_status(),
         "interrupted": run.interrupted,
         "summary": {**tally, "total": sum(tally.values())},
-        "matrix": build_matrix(run).to_json(),
+        "matrix": build_tally(run).to_json(),
         "sdks": [_sdk_document(sdk, run, info.catalog) for sdk in run.sdks],
     }
 

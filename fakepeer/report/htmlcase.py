@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from fakepeer.report.catalog import CaseInfo
 from fakepeer.report.htmltext import attr, compact_json, pretty_json, text
-from fakepeer.report.matrix import case_status
+from fakepeer.report.tally import case_status
 from fakepeer.session.results import CaseResult, RunResult
 
 STDERR_LINES = 200

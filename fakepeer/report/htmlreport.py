@@ -18,8 +18,8 @@ from fakepeer.report.catalog import Catalog, catalog_from_document
 from fakepeer.report.document import RunInfo, run_from_document
 from fakepeer.report.htmlcase import case_details
 from fakepeer.report.htmltext import anchor, attr, category_anchor, text
-from fakepeer.report.matrix import OUTCOME_STATUS, Cell, Matrix, Status, build_matrix, case_status
 from fakepeer.report.registry import Reporter
+from fakepeer.report.tally import OUTCOME_STATUS, Cell, Status, Tally, build_tally, case_status
 from fakepeer.session.outcomes import OUTCOME_ORDER, summary_line
 from fakepeer.session.results import CaseResult, RunResult
 
@@ -39,14 +39,14 @@ def to_html(document: dict) -> str:
         timeout=document.get("case_timeout"),
         catalog=catalog_from_document(document),
     )
-    matrix = build_matrix(run)
+    tally = build_tally(run)
     slots = {
         "version": attr(__version__),  # used in an attribute and in text
         "title": text(f"Ryusen conformance: {summary_line(run.counts())}"),
         "header": _header(run, info),
-        "sdks": _sdks(run, matrix),
-        "summary": _summary(matrix),
-        "matrix": _fixture_grid(run, info.catalog),
+        "sdks": _sdks(run, tally),
+        "summary": _summary(tally),
+        "grid": _fixture_grid(run, info.catalog),
         "cases": _cases(run, info, document),
     }
     # One pass: text put into a slot is never scanned for slots again.
@@ -111,7 +111,7 @@ def _failing_links(run: RunResult) -> str:
     return f"<h3>Cases that fail the run ({len(items)})</h3>\n<ul>\n" + "\n".join(items) + "\n</ul>"
 
 
-def _sdks(run: RunResult, matrix: Matrix) -> str:
+def _sdks(run: RunResult, tally: Tally) -> str:
     rows = []
     for sdk in run.sdks:
         caps = "never registered" if sdk.capabilities is None else ", ".join(sdk.capabilities)
@@ -124,7 +124,7 @@ def _sdks(run: RunResult, matrix: Matrix) -> str:
             f"<td>{problems}</td>"
             f'<td class="num">{sdk.starts}</td>'
             f'<td class="num">{sdk.duration:.2f} s</td>'
-            f"{_cell_td(matrix.totals[sdk.label], None)}"
+            f"{_cell_td(tally.totals[sdk.label], None)}"
             "</tr>"
         )
     return (
@@ -134,14 +134,14 @@ def _sdks(run: RunResult, matrix: Matrix) -> str:
     )
 
 
-def _summary(matrix: Matrix) -> str:
-    head = "".join(f"<th><code>{text(sdk)}</code></th>" for sdk in matrix.sdks)
+def _summary(tally: Tally) -> str:
+    head = "".join(f"<th><code>{text(sdk)}</code></th>" for sdk in tally.sdks)
     rows = []
-    for category in matrix.categories:
+    for category in tally.categories:
         link = f"#{category_anchor(category)}"
-        cells = "".join(_cell_td(matrix.cell(category, sdk), link) for sdk in matrix.sdks)
+        cells = "".join(_cell_td(tally.cell(category, sdk), link) for sdk in tally.sdks)
         rows.append(f'<tr><th><a href="{link}">{text(category)}</a></th>{cells}</tr>')
-    totals = "".join(_cell_td(matrix.totals[sdk], None) for sdk in matrix.sdks)
+    totals = "".join(_cell_td(tally.totals[sdk], None) for sdk in tally.sdks)
     rows.append(f"<tr><th>total</th>{totals}</tr>")
     return (
         f"<table><thead><tr><th>category</th>{head}</tr></thead><tbody>\n"
@@ -234,7 +234,7 @@ def _cases(run: RunResult, info: RunInfo, document: dict) -> str:
 REPORTER = Reporter(
     name="html",
     options=("--html",),
-    help="Write a self-contained HTML report (matrix, diffs, wire logs) to PATH.",
+    help="Write a self-contained HTML report (tally, diffs, wire logs) to PATH.",
     noun="the HTML report",
     render=to_html,
     order=40,

@@ -1,7 +1,7 @@
 """JUnit XML (`--junit`): one testsuite per SDK, one testcase per fixture.
 
 CI systems render each testsuite separately, so every SDK of a multi-SDK run gets its own; the
-suite's properties carry the SDK's command, its capabilities and its column of the matrix.
+suite's properties carry the SDK's command, its capabilities and its column of the tally.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from fakepeer.report.matrix import Matrix, matrix_from_json
 from fakepeer.report.registry import Reporter
+from fakepeer.report.tally import Tally, tally_from_json
 
 _MAX_TEXT = 20_000
 _NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -21,10 +21,10 @@ def to_junit(document: dict) -> ET.ElementTree:
     """The JUnit tree of a JSON report document."""
     root = ET.Element("testsuites", name="ryusen-conform")
     totals = dict.fromkeys(_TALLY, 0.0)
-    matrix = matrix_from_json(document["matrix"])
+    category_tally = tally_from_json(document["matrix"])
     for sdk in document["sdks"]:
         suite = ET.SubElement(root, "testsuite", name=sdk["label"])
-        _add_properties(suite, sdk, matrix)
+        _add_properties(suite, sdk, category_tally)
         tally = dict.fromkeys(_TALLY, 0.0)
         for case in sdk["cases"]:
             element = ET.SubElement(
@@ -52,15 +52,15 @@ def _number(key: str, value: float) -> str:
     return f"{value:.6f}" if key == "time" else str(int(value))
 
 
-def _add_properties(suite: ET.Element, sdk: dict, matrix: Matrix) -> None:
+def _add_properties(suite: ET.Element, sdk: dict, tally: Tally) -> None:
     properties = ET.SubElement(suite, "properties")
     caps = sdk["capabilities"]
     facts = [
         ("command", " ".join(sdk["command"])),
         ("capabilities", "(never registered)" if caps is None else ",".join(caps)),
     ]
-    facts += [(f"category.{c}", matrix.cell(c, sdk["label"]).text) for c in matrix.categories]
-    facts.append(("total", matrix.totals[sdk["label"]].text))
+    facts += [(f"category.{c}", tally.cell(c, sdk["label"]).text) for c in tally.categories]
+    facts.append(("total", tally.totals[sdk["label"]].text))
     for name, value in facts:
         ET.SubElement(properties, "property", name=name, value=_clip(value))
 

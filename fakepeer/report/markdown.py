@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from fakepeer.report.matrix import Cell, Matrix, Status, matrix_from_json
 from fakepeer.report.registry import Reporter
+from fakepeer.report.tally import Cell, Status, Tally, tally_from_json
 from fakepeer.session.outcomes import OUTCOME_ORDER, summary_line
 
 _STDERR_LINES = 30
@@ -18,31 +18,31 @@ _MARK = {
 
 def to_markdown(document: dict) -> str:
     """With several SDKs the categories x SDKs table comes first, then each SDK's section."""
-    matrix = matrix_from_json(document["matrix"])
+    tally = tally_from_json(document["matrix"])
     lines = ["# Ryusen conformance report", ""]
     if len(document["sdks"]) > 1:
-        lines.extend(_matrix_section(matrix))
+        lines.extend(_tally_section(tally))
     for sdk in document["sdks"]:
-        lines.extend(_sdk_section(sdk, matrix))
+        lines.extend(_sdk_section(sdk, tally))
     summary = summary_line(document["summary"])
     lines.append(f"**{summary}** (exit status {document['exit_status']})")
     return "\n".join(lines) + "\n"
 
 
-def _matrix_section(matrix: Matrix) -> list[str]:
+def _tally_section(tally: Tally) -> list[str]:
     lines = ["## Categories x SDKs", ""]
-    lines.append("| category | " + " | ".join(f"`{_cell_text(s)}`" for s in matrix.sdks) + " |")
-    lines.append("|---|" + "---:|" * len(matrix.sdks))
-    for category in matrix.categories:
-        cells = [_matrix_cell(matrix.cell(category, sdk)) for sdk in matrix.sdks]
+    lines.append("| category | " + " | ".join(f"`{_cell_text(s)}`" for s in tally.sdks) + " |")
+    lines.append("|---|" + "---:|" * len(tally.sdks))
+    for category in tally.categories:
+        cells = [_tally_cell(tally.cell(category, sdk)) for sdk in tally.sdks]
         lines.append(f"| {category} | " + " | ".join(cells) + " |")
-    totals = [f"**{_matrix_cell(matrix.totals[sdk])}**" for sdk in matrix.sdks]
+    totals = [f"**{_tally_cell(tally.totals[sdk])}**" for sdk in tally.sdks]
     lines.append("| **total** | " + " | ".join(totals) + " |")
     lines.append("")
     return lines
 
 
-def _matrix_cell(cell: Cell) -> str:
+def _tally_cell(cell: Cell) -> str:
     mark = _MARK[cell.status]
     return f"{mark} {cell.text}" if mark else cell.text
 
@@ -52,7 +52,7 @@ def _cell_text(text: str) -> str:
     return text.replace("|", "\\|").replace("`", "'")
 
 
-def _sdk_section(sdk: dict, matrix: Matrix) -> list[str]:
+def _sdk_section(sdk: dict, tally: Tally) -> list[str]:
     caps = sdk["capabilities"]
     offered = ", ".join(caps) if caps is not None else "(never registered)"
     label = sdk["label"].replace("`", "'")
@@ -60,8 +60,8 @@ def _sdk_section(sdk: dict, matrix: Matrix) -> list[str]:
     outcomes = [outcome.value for outcome in OUTCOME_ORDER]
     lines.append("| category | " + " | ".join(outcomes) + " |")
     lines.append("|---|" + "---:|" * len(outcomes))
-    for category in matrix.categories:
-        counts = matrix.cell(category, sdk["label"]).counts
+    for category in tally.categories:
+        counts = tally.cell(category, sdk["label"]).counts
         if any(counts.values()):
             lines.append(f"| {category} | " + " | ".join(str(counts[o]) for o in outcomes) + " |")
     tally = sdk["summary"]

@@ -87,7 +87,7 @@ def failing_ids(run: SdkRun) -> set[str]:
     return {case.id for case in run.results if case.raw_outcome in FAILING}
 
 
-def build_matrix(
+def build_kill_matrix(
     names: Sequence[str] | None = None,
     fixtures: Sequence[Fixture] | None = None,
     jobs: int = 2,
@@ -199,7 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.only is None:
         if args.k or args.fixtures:
             parser.error("-k and --fixtures go with --only")
-        matrix = build_matrix()
+        matrix = build_kill_matrix()
         print(render_text(matrix))
         MATRIX_FILE.write_text(render_markdown(matrix), encoding="utf-8")
         print(f"wrote {MATRIX_FILE}")
@@ -212,7 +212,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         fixtures = [fixture for fixture in fixtures if args.k in fixture.id]
     if not fixtures:
         parser.error("no fixture selected")
-    matrix = build_matrix(args.only, fixtures)
+    matrix = build_kill_matrix(args.only, fixtures)
     print(render_text(matrix))
     return 1 if matrix.survivors() or matrix.unapplicable else 0
 

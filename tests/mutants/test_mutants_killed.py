@@ -12,7 +12,14 @@ import pytest
 from fakepeer.cases import load_fixtures
 from fakepeer.session import Outcome, RunOptions, default_target, run_suite
 
-from .kill_matrix import BASELINE, MATRIX_FILE, KillMatrix, build_matrix, render_text, run_mutant
+from .kill_matrix import (
+    BASELINE,
+    MATRIX_FILE,
+    KillMatrix,
+    build_kill_matrix,
+    render_text,
+    run_mutant,
+)
 from .patches import MUTANTS
 
 #: Mutants no fixture catches yet, each with the fixture that is missing. The test fails when
@@ -22,7 +29,7 @@ KNOWN_SURVIVORS: dict[str, str] = {}
 
 @pytest.fixture(scope="module")
 def matrix() -> KillMatrix:
-    built = build_matrix(jobs=2)
+    built = build_kill_matrix(jobs=2)
     print("\n" + render_text(built))
     return built
 

@@ -1,4 +1,4 @@
-"""The cross-SDK matrix in every report format, and the HTML report, with two in-memory SDKs.
+"""The cross-SDK tally (categories x SDKs) in every format, the HTML report; two in-memory SDKs.
 
 SDK `sdk-a` offers every capability and answers like the mock SDK; `sdk-b` lacks `timers` (so
 the timers case is skipped) and gets `t.diverge` wrong, so the two columns differ.
@@ -20,7 +20,7 @@ from rich.console import Console
 from fakepeer.cases import Scenario
 from fakepeer.report import (
     RunInfo,
-    build_matrix,
+    build_tally,
     catalog_from_fixtures,
     merge_documents,
     print_run,
@@ -119,30 +119,30 @@ def test_the_two_sdks_differ_as_intended(two_sdks) -> None:
     assert a["t.script"] == "fail"
 
 
-# ----------------------------------------------------------------------------- the matrix model
+# ----------------------------------------------------------------------------- the tally model
 
 
-def test_matrix_cells(two_sdks) -> None:
-    matrix = build_matrix(two_sdks)
-    assert matrix.sdks == ("sdk-a", "sdk-b")
-    assert matrix.categories == ("discovery", "errors", "timers", "values")
-    assert matrix.cell("discovery", "sdk-a").text == "3/3"
-    assert matrix.cell("discovery", "sdk-a").status == "pass"
-    assert matrix.cell("discovery", "sdk-b").text == "2/3 1 fail"
-    assert matrix.cell("discovery", "sdk-b").status == "fail"
-    assert matrix.cell("timers", "sdk-b").text == "0/1 1 skip"
-    assert matrix.cell("timers", "sdk-b").status == "skip"
-    assert matrix.cell("errors", "sdk-a").text == "0/1 1 error"
-    assert matrix.totals["sdk-a"].text == "4/8 3 fail 1 error"
-    assert matrix.totals["sdk-b"].text == "2/8 4 fail 1 error 1 skip"
+def test_tally_cells(two_sdks) -> None:
+    tally = build_tally(two_sdks)
+    assert tally.sdks == ("sdk-a", "sdk-b")
+    assert tally.categories == ("discovery", "errors", "timers", "values")
+    assert tally.cell("discovery", "sdk-a").text == "3/3"
+    assert tally.cell("discovery", "sdk-a").status == "pass"
+    assert tally.cell("discovery", "sdk-b").text == "2/3 1 fail"
+    assert tally.cell("discovery", "sdk-b").status == "fail"
+    assert tally.cell("timers", "sdk-b").text == "0/1 1 skip"
+    assert tally.cell("timers", "sdk-b").status == "skip"
+    assert tally.cell("errors", "sdk-a").text == "0/1 1 error"
+    assert tally.totals["sdk-a"].text == "4/8 3 fail 1 error"
+    assert tally.totals["sdk-b"].text == "2/8 4 fail 1 error 1 skip"
 
 
 def test_recommended_failures_alone_make_a_warning_cell() -> None:
     fixtures = [echo_scenario("warn", level="recommended", expect_value="nope").build()]
     run = run_suite([MockSdk().target("a"), MockSdk().target("b")], fixtures, RunOptions())
-    assert build_matrix(run).cell("discovery", "a").status == "warn"
+    assert build_tally(run).cell("discovery", "a").status == "warn"
     run.strict = True
-    assert build_matrix(run).cell("discovery", "a").status == "fail"
+    assert build_tally(run).cell("discovery", "a").status == "fail"
 
 
 # ----------------------------------------------------------------------------- console
@@ -154,7 +154,7 @@ def _console_text(run, **options) -> str:
     return console.export_text(styles=bool(options.get("color_system")))
 
 
-def _matrix_rows(text: str) -> dict[str, list[str]]:
+def _tally_rows(text: str) -> dict[str, list[str]]:
     """The categories x SDKs table, after its title: first column -> the other cells."""
     table = text.split("categories x SDKs", 1)[1]
     rows = {}
@@ -169,7 +169,7 @@ def test_console_prints_one_matrix_after_the_sdk_details(two_sdks) -> None:
     text = _console_text(two_sdks, color_system=None)
     assert text.index("SDK sdk-a") < text.index("SDK sdk-b") < text.index("categories x SDKs")
     assert text.index("ERROR t.crash", text.index("SDK sdk-b")) < text.index("categories x SDKs")
-    rows = _matrix_rows(text)
+    rows = _tally_rows(text)
     assert rows["category"] == ["sdk-a", "sdk-b"]
     assert rows["discovery"] == ["3/3", "2/3 1 fail"]
     assert rows["timers"] == ["1/1", "0/1 1 skip"]
@@ -179,10 +179,10 @@ def test_console_prints_one_matrix_after_the_sdk_details(two_sdks) -> None:
 
 def test_console_matrix_cells_are_coloured(two_sdks) -> None:
     text = _console_text(two_sdks, color_system="standard", force_terminal=True)
-    matrix = text.split("categories x SDKs", 1)[1]
-    assert re.search(r"\x1b\[32m3/3\x1b\[0m", matrix)  # all pass: green
-    assert re.search(r"\x1b\[1;31m2/3 1 fail\x1b\[0m", matrix)  # failing: bold red
-    assert re.search(r"\x1b\[36m0/1 1 skip\x1b\[0m", matrix)  # skipped: cyan
+    tally = text.split("categories x SDKs", 1)[1]
+    assert re.search(r"\x1b\[32m3/3\x1b\[0m", tally)  # all pass: green
+    assert re.search(r"\x1b\[1;31m2/3 1 fail\x1b\[0m", tally)  # failing: bold red
+    assert re.search(r"\x1b\[36m0/1 1 skip\x1b\[0m", tally)  # skipped: cyan
 
 
 def test_console_with_one_sdk_has_no_matrix(fixtures) -> None:
@@ -268,7 +268,7 @@ def test_merge_of_multi_sdk_shards_rebuilds_the_matrix(tmp_path: Path, fixtures,
         RunOptions(),
     )
     assert [sdk.label for sdk in merged.run.sdks] == ["sdk-a", "sdk-b"]
-    assert build_matrix(merged.run).to_json() == build_matrix(whole).to_json()
+    assert build_tally(merged.run).to_json() == build_tally(whole).to_json()
     assert merged.catalog == info.catalog
     document = to_document(merged.run, RunInfo(catalog=merged.catalog))
     _validate(document)
@@ -347,7 +347,7 @@ def test_every_failing_cell_links_to_an_existing_anchor(page_text) -> None:
         assert link.href and link.href.startswith("#")
         assert page.ids[link.href[1:]] == 1, link.href
     for href in page.links:
-        assert page.ids[href[1:]] == 1 or href[1:] in {"sdks", "summary", "matrix", "cases"}
+        assert page.ids[href[1:]] == 1 or href[1:] in {"sdks", "summary", "grid", "cases"}
     diverged = page.details["case-1-t.diverge"]
     assert "s-fail" in diverged.split()
     assert "s-pass" in page.details["case-0-t.diverge"].split()

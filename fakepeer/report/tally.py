@@ -1,4 +1,4 @@
-"""The cross-SDK matrix: categories (rows) by SDKs (columns), outcome counts in each cell.
+"""The cross-SDK tally: categories (rows) by SDKs (columns), outcome counts in each cell.
 
 Every report format renders this one model, so the console, JSON, JUnit, Markdown and HTML
 reports cannot disagree about what a cell says.
@@ -71,7 +71,7 @@ class Cell:
 
 
 @dataclass(frozen=True)
-class Matrix:
+class Tally:
     """Rows are categories in name order, columns are SDK labels in run order."""
 
     sdks: tuple[str, ...]
@@ -100,8 +100,8 @@ class Matrix:
         }
 
 
-def matrix_from_json(record: dict) -> Matrix:
-    """The Matrix of a JSON report's `matrix` member."""
+def tally_from_json(record: dict) -> Tally:
+    """The Tally of a JSON report's `matrix` member."""
     sdks = tuple(record["sdks"])
     cells = {
         (row["category"], cell["sdk"]): Cell.from_json(cell)
@@ -109,10 +109,10 @@ def matrix_from_json(record: dict) -> Matrix:
         for cell in row["cells"]
     }
     totals = {cell["sdk"]: Cell.from_json(cell) for cell in record["totals"]}
-    return Matrix(sdks, tuple(record["categories"]), cells, totals)
+    return Tally(sdks, tuple(record["categories"]), cells, totals)
 
 
-def build_matrix(run: RunResult) -> Matrix:
+def build_tally(run: RunResult) -> Tally:
     """Count every SDK's outcomes per category."""
     labels = tuple(sdk.label for sdk in run.sdks)
     categories = tuple(sorted({case.category for sdk in run.sdks for case in sdk.results}))
@@ -125,7 +125,7 @@ def build_matrix(run: RunResult) -> Matrix:
         for category, cases in by_category.items():
             cells[(category, sdk.label)] = _cell(cases, run.strict, run.lenient)
         totals[sdk.label] = _cell(sdk.results, run.strict, run.lenient)
-    return Matrix(sdks=labels, categories=categories, cells=cells, totals=totals)
+    return Tally(sdks=labels, categories=categories, cells=cells, totals=totals)
 
 
 def _cell(cases: list[CaseResult], strict: bool, lenient: bool) -> Cell:
