@@ -45,7 +45,8 @@ def child(copies: int, reports: bool, huge_cases: int) -> None:
         write_junit,
         write_markdown,
     )
-    from fakepeer.session import RunOptions, command_target, run_suite
+    from fakepeer.session import command_target
+    from fakepeer.suite import RunOptions, run_suite
 
     if huge_cases:
         sys.path.insert(0, str(HERE))

@@ -28,7 +28,8 @@ sys.path.insert(0, str(HERE.parent))
 from table_sdk import write_table  # noqa: E402
 
 from fakepeer.cases import Scenario  # noqa: E402
-from fakepeer.session import RunOptions, SdkTarget, run_suite  # noqa: E402
+from fakepeer.session import SdkTarget  # noqa: E402
+from fakepeer.suite import RunOptions, run_suite  # noqa: E402
 from fakepeer.transport import SubprocessTransport  # noqa: E402
 
 TABLE = Path(tempfile.mkdtemp(prefix="ryusen-bench-")) / "answers.bin"

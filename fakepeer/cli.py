@@ -39,17 +39,15 @@ from fakepeer.report import (
 )
 from fakepeer.report.document import selection_of
 from fakepeer.session import (
-    DEFAULT_CASE_TIMEOUT,
     EXIT_INTERRUPTED,
     EXIT_USAGE,
-    RunOptions,
     RunResult,
-    run_suite,
     summary_line,
     targets_from_options,
 )
-from fakepeer.session import known_failures as known_lists
 from fakepeer.streams import PipeSafeStream
+from fakepeer.suite import DEFAULT_CASE_TIMEOUT, RunOptions, run_suite
+from fakepeer.suite import known_failures as known_lists
 from fakepeer.transport import CommandError, close_all
 
 #: Longest --timeout / --max-time accepted (a day): beyond it a deadline is no deadline.

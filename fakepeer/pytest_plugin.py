@@ -153,8 +153,9 @@ class _SdkRunner:
 
     def __init__(self, command: str, timeout: float | None) -> None:
         from fakepeer.compare import Comparer
-        from fakepeer.session import DEFAULT_CASE_TIMEOUT, targets_from_options
+        from fakepeer.session import targets_from_options
         from fakepeer.session.sdk import SdkSession
+        from fakepeer.suite import DEFAULT_CASE_TIMEOUT
 
         try:
             (target,) = targets_from_options([command])

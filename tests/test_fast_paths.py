@@ -17,7 +17,8 @@ from fakepeer.protocol import fastpath
 from fakepeer.protocol.decode import decode_frame
 from fakepeer.protocol.messages import ProtocolViolation
 from fakepeer.protocol.schema import validate_message
-from fakepeer.session import RunOptions, command_target, default_target, run_suite
+from fakepeer.session import command_target, default_target
+from fakepeer.suite import RunOptions, run_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 MUTANT = ROOT / "tests" / "mutants" / "mutant_host.py"

@@ -13,7 +13,7 @@ explains. What lives here:
 
 Two smaller fast paths elsewhere ask `enabled()` first: a reset's `conform.ack` compared as bytes
 before decoding (session/sdk.py), and old objects frozen out of the collector during a run
-(session/runner.py); and the comparer tries Python `==` and sorted JSON text before RFC 8785
+(suite/runner.py); and the comparer tries Python `==` and sorted JSON text before RFC 8785
 (compare.py).
 
 The switch: `RYUSEN_CONFORM_FAST_PATHS=0` in the environment, or `disabled()` in a test, turns

@@ -120,7 +120,7 @@ def _case_document(case: CaseResult, strict: bool, lenient: bool, info: CaseInfo
 def write_document(document: dict, path: Path) -> None:
     """Write the JSON report file (its text is the `--report-json` format's)."""
     from fakepeer.report.jsonreport import document_text
-    from fakepeer.session.known_failures import write_atomically
+    from fakepeer.suite.known_failures import write_atomically
 
     write_atomically(path, document_text(document))
 

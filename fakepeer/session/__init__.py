@@ -1,4 +1,5 @@
-"""SDK sessions and the runner: handshake, reset, per-case scripts, outcomes, results."""
+"""One SDK session: handshake, reset, per-case scripts, outcomes, results (the suite runner that
+drives many sessions is `fakepeer.suite`)."""
 
 from fakepeer.session.case import run_case
 from fakepeer.session.outcomes import (
@@ -12,13 +13,11 @@ from fakepeer.session.outcomes import (
     summary_line,
 )
 from fakepeer.session.results import CaseResult, RunResult, SdkRun
-from fakepeer.session.runner import DEFAULT_CASE_TIMEOUT, RunOptions, run_suite
 from fakepeer.session.sdk import SdkSession, SdkUnavailable, SessionError
 from fakepeer.session.targets import SdkTarget, command_target, default_target, targets_from_options
 from fakepeer.session.wire import WireLog, WireRecord
 
 __all__ = [
-    "DEFAULT_CASE_TIMEOUT",
     "EXIT_FAILURES",
     "EXIT_INTERNAL",
     "EXIT_INTERRUPTED",
@@ -26,7 +25,6 @@ __all__ = [
     "EXIT_USAGE",
     "CaseResult",
     "Outcome",
-    "RunOptions",
     "RunResult",
     "SdkRun",
     "SdkSession",
@@ -39,7 +37,6 @@ __all__ = [
     "counts",
     "default_target",
     "run_case",
-    "run_suite",
     "summary_line",
     "targets_from_options",
 ]

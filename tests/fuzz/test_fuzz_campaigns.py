@@ -18,8 +18,9 @@ from typer.testing import CliRunner
 from fakepeer.cases import load_fixtures, repository_root
 from fakepeer.fuzz import FuzzSetupError, run_campaign
 from fakepeer.fuzz.cli import register_commands
-from fakepeer.session import Outcome, RunOptions, command_target, default_target, run_suite
+from fakepeer.session import Outcome, command_target, default_target
 from fakepeer.session.targets import SdkTarget
+from fakepeer.suite import RunOptions, run_suite
 
 EXAMPLES = 150
 SEED = 20261130

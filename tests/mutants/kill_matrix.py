@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fakepeer.cases import Fixture, load_fixtures, repository_root
-from fakepeer.session import Outcome, RunOptions, SdkRun, SdkTarget, run_suite
+from fakepeer.session import Outcome, SdkRun, SdkTarget
+from fakepeer.suite import RunOptions, run_suite
 from fakepeer.transport.process import SubprocessTransport
 
 from .patches import MUTANTS

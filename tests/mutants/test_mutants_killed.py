@@ -10,7 +10,8 @@ from __future__ import annotations
 import pytest
 
 from fakepeer.cases import load_fixtures
-from fakepeer.session import Outcome, RunOptions, default_target, run_suite
+from fakepeer.session import Outcome, default_target
+from fakepeer.suite import RunOptions, run_suite
 
 from .kill_matrix import (
     BASELINE,

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from fakepeer.report import RunInfo, to_document
-from fakepeer.session import EXIT_INTERNAL, RunOptions, known_failures, run_suite
+from fakepeer.session import EXIT_INTERNAL
 from fakepeer.session.results import REPORTED_VALUE_CHARS
 from fakepeer.session.wire import REPORTED_PAYLOAD_BYTES
+from fakepeer.suite import RunOptions, known_failures, run_suite
 from fakepeer.transport import MockTransport, json_handler
 
 from .helpers import echo_scenario

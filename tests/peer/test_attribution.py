@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from fakepeer.compare import Comparer
-from fakepeer.session import Outcome, RunOptions, SdkSession, known_failures, run_case, run_suite
+from fakepeer.session import Outcome, SdkSession, run_case
 from fakepeer.session.attribution import owner, sent_ids
-from fakepeer.session.known_failures import KnownFailures, KnownList
 from fakepeer.session.wire import WireRecord
+from fakepeer.suite import RunOptions, known_failures, run_suite
+from fakepeer.suite.known_failures import KnownFailures, KnownList
 
 from .helpers import echo_scenario
 from .mock_sdk import MockSdk

@@ -9,7 +9,8 @@ import base64
 import pytest
 
 from fakepeer.compare import Finding, describe, diff_text, explain
-from fakepeer.session import Outcome, RunOptions, run_suite
+from fakepeer.session import Outcome
+from fakepeer.suite import RunOptions, run_suite
 
 from .helpers import echo_scenario, invoke_body
 from .mock_sdk import MockSdk

@@ -13,7 +13,8 @@ from typing import BinaryIO
 import pytest
 
 from fakepeer.cases import load_fixtures
-from fakepeer.session import RunOptions, command_target, run_suite
+from fakepeer.session import command_target
+from fakepeer.suite import RunOptions, run_suite
 from fakepeer.transport import CommandError, InProcessTransport, TransportClosed, TransportTimeout
 from fakepeer.transport.inprocess import load_host
 

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from fakepeer.session import Outcome, RunOptions, run_suite
-from fakepeer.session import known_failures as known
-from fakepeer.session.known_failures import KnownFailuresError
+from fakepeer.session import Outcome
+from fakepeer.suite import RunOptions, run_suite
+from fakepeer.suite import known_failures as known
+from fakepeer.suite.known_failures import KnownFailuresError
 
 from .helpers import echo_scenario
 from .mock_sdk import MockSdk

@@ -22,9 +22,9 @@ from fakepeer.report import (
     to_markdown,
     write_document,
 )
-from fakepeer.session import RunOptions, known_failures, run_suite
-from fakepeer.session.known_failures import KnownList
 from fakepeer.session.wire import REPORTED_PAYLOAD_BYTES, WireRecord
+from fakepeer.suite import RunOptions, known_failures, run_suite
+from fakepeer.suite.known_failures import KnownList
 
 from .helpers import echo_scenario
 from .mock_sdk import MockSdk

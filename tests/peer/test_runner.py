@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import gc
 
-from fakepeer.session import Outcome, RunOptions, run_suite, summary_line
+from fakepeer.session import Outcome, summary_line
+from fakepeer.suite import RunOptions, run_suite
 
 from .helpers import echo_scenario
 from .mock_sdk import MockSdk

@@ -30,9 +30,9 @@ from fakepeer.report import (
     to_markdown,
     write_document,
 )
-from fakepeer.session import RunOptions, run_suite
 from fakepeer.session.outcomes import summary_line
 from fakepeer.session.wire import REPORTED_PAYLOAD_BYTES, WireRecord
+from fakepeer.suite import RunOptions, run_suite
 
 from .helpers import echo_scenario, invoke_body
 from .html_check import check_html

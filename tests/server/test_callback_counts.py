@@ -12,7 +12,8 @@ import pytest
 
 from fakepeer.cases.lifecycle import lifecycle_fixture
 from fakepeer.cases.loader import repository_root
-from fakepeer.session import RunOptions, command_target, run_suite
+from fakepeer.session import command_target
+from fakepeer.suite import RunOptions, run_suite
 
 REFERENCE = "python:runners/python:conform_host.host:serve"
 
