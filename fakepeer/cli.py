@@ -168,7 +168,9 @@ an optional '# reason'; LABEL is an --sdk text and FILE applies to every SDK wit
 may hold several SDKs' lists under [LABEL] lines.
 \b
 Exit status: 0 every required case passed or is a listed known failure; 1 a case failed, errored
-or a listed known failure passed or is no fixture (unless --lenient); 2 usage or fixture errors.
+or a listed known failure passed or is no fixture (unless --lenient); 2 usage or fixture errors;
+3 the bench itself failed on a case (an internal error: no verdict); 130 interrupted (Ctrl-C,
+SIGTERM, SIGHUP, SIGQUIT), with the reports written and unfinished cases marked not run.
 The last line is 'N passed, N failed', then ', N errors' and ', N skipped' when there are any.
 """
 
