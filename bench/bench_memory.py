@@ -36,15 +36,7 @@ RATIO_GOAL = 1.3
 def child(copies: int, reports: bool, huge_cases: int) -> None:
     """Run once and print the peak RSS in MB (as JSON, with the outcome counts)."""
     from fakepeer.cases import load_fixtures
-    from fakepeer.report import (
-        RunInfo,
-        catalog_from_fixtures,
-        to_document,
-        write_document,
-        write_html,
-        write_junit,
-        write_markdown,
-    )
+    from fakepeer.report import RunInfo, catalog_from_fixtures, reporters, to_document
     from fakepeer.session import command_target
     from fakepeer.suite import RunOptions, run_suite
 
@@ -67,10 +59,9 @@ def child(copies: int, reports: bool, huge_cases: int) -> None:
         with tempfile.TemporaryDirectory() as folder:
             out = Path(folder)
             info = RunInfo(catalog=catalog_from_fixtures(fixtures))
-            write_document(to_document(result, info), out / "report.json")
-            write_html(result, out / "report.html", info)
-            write_junit(result, out / "report.xml")
-            write_markdown(result, out / "report.md")
+            document = to_document(result, info)
+            for reporter in reporters():  # every format, as `run` writes them
+                (out / reporter.name).write_text(reporter.render(document), encoding="utf-8")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"peak_mb": round(peak, 1), "counts": result.counts()}))
 
