@@ -61,7 +61,7 @@ def child(copies: int, reports: bool, huge_cases: int) -> None:
             info = RunInfo(catalog=catalog_from_fixtures(fixtures))
             document = to_document(result, info)
             for reporter in reporters():  # every format, as `run` writes them
-                (out / reporter.name).write_text(reporter.render(document), encoding="utf-8")
+                reporter.write(document, out / reporter.name)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"peak_mb": round(peak, 1), "counts": result.counts()}))
 

@@ -398,7 +398,7 @@ def _write_reports(document: dict, paths: dict[str, Path], console) -> None:
         if path is None:
             continue
         try:
-            atomic.write_text(path, reporter.render(document))
+            reporter.write(document, path)
         except OSError as exc:
             raise UsageProblem(f"cannot write {reporter.noun} to {path}: {exc}") from None
         console.print(f"wrote {reporter.noun} to {path}", markup=False)

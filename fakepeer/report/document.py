@@ -118,11 +118,10 @@ def _case_document(case: CaseResult, strict: bool, lenient: bool, info: CaseInfo
 
 
 def write_document(document: dict, path: Path) -> None:
-    """Write the JSON report file (its text is the `--report-json` format's)."""
-    from fakepeer.report.jsonreport import document_text
-    from fakepeer.suite.known_failures import write_atomically
+    """Write the JSON report file, as `--report-json` does (atomically, streamed)."""
+    from fakepeer.report.jsonreport import REPORTER
 
-    write_atomically(path, document_text(document))
+    REPORTER.write(document, path)
 
 
 def read_document(path: Path) -> dict:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable, Iterable, Iterator
 from importlib import resources
 
 from fakepeer import __version__
@@ -28,10 +29,16 @@ _FIRST_FINDING = 300  # characters of a failing case's first finding shown in th
 
 
 def to_html(document: dict) -> str:
-    """The whole page of a JSON report document, as text.
+    """The whole page of a JSON report document, as text (see `html_chunks`)."""
+    return "".join(html_chunks(document))
+
+
+def html_chunks(document: dict) -> Iterator[str]:
+    """The page of a JSON report document, piece by piece (a fixture row, a case's details).
 
     The page walks results and a catalog rebuilt from the document (as `merge` rebuilds them),
-    so a run's page and the page of its merged shards are made by the same code.
+    so a run's page and the page of its merged shards are made by the same code. Streamed, so a
+    large run's page is never held whole in memory.
     """
     run = run_from_document(document)
     info = RunInfo(
@@ -40,17 +47,23 @@ def to_html(document: dict) -> str:
         catalog=catalog_from_document(document),
     )
     tally = build_tally(run)
-    slots = {
-        "version": attr(__version__),  # used in an attribute and in text
-        "title": text(f"Ryusen conformance: {summary_line(run.counts())}"),
-        "header": _header(run, info),
-        "sdks": _sdks(run, tally),
-        "summary": _summary(tally),
-        "grid": _fixture_grid(run, info.catalog),
-        "cases": _cases(run, info, document),
+    slots: dict[str, Callable[[], Iterable[str]]] = {
+        "version": lambda: [attr(__version__)],  # used in an attribute and in text
+        "title": lambda: [text(f"Ryusen conformance: {summary_line(run.counts())}")],
+        "header": lambda: [_header(run, info)],
+        "sdks": lambda: [_sdks(run, tally)],
+        "summary": lambda: [_summary(tally)],
+        "grid": lambda: _fixture_grid(run, info.catalog),
+        "cases": lambda: _cases(run, info, document),
     }
     # One pass: text put into a slot is never scanned for slots again.
-    return _SLOT.sub(lambda match: slots[match.group(1)], _template())
+    template = _template()
+    at = 0
+    for match in _SLOT.finditer(template):
+        yield template[at : match.start()]
+        yield from slots[match.group(1)]()
+        at = match.end()
+    yield template[at:]
 
 
 def _template() -> str:
@@ -162,27 +175,23 @@ def _fixture_categories(run: RunResult) -> dict[str, str]:
     return {case.id: case.category for sdk in run.sdks for case in sdk.results}
 
 
-def _fixture_grid(run: RunResult, catalog: Catalog) -> str:
+def _fixture_grid(run: RunResult, catalog: Catalog) -> Iterator[str]:
     """Rows: fixtures grouped by category; columns: SDKs; each cell links to the case details."""
     categories = _fixture_categories(run)
     by_sdk = [{case.id: case for case in sdk.results} for sdk in run.sdks]
     head = "".join(f"<th><code>{text(sdk.label)}</code></th>" for sdk in run.sdks)
-    bodies = []
+    yield f'<table class="grid"><thead><tr><th>fixture</th>{head}</tr></thead>\n'
     for category in sorted(set(categories.values())):
         ids = sorted(i for i, c in categories.items() if c == category)
-        rows = [
+        yield (
+            f'<tbody id="{category_anchor(category)}">\n'
             f'<tr class="category"><th colspan="{len(run.sdks) + 1}">{text(category)} '
             f'<span class="muted">({_count(len(ids), "fixture")})</span></th></tr>'
-        ]
-        rows.extend(_fixture_row(fixture_id, by_sdk, catalog, run) for fixture_id in ids)
-        bodies.append(
-            f'<tbody id="{category_anchor(category)}">\n' + "\n".join(rows) + "\n</tbody>"
         )
-    return (
-        f'<table class="grid"><thead><tr><th>fixture</th>{head}</tr></thead>\n'
-        + "\n".join(bodies)
-        + "\n</table>"
-    )
+        for fixture_id in ids:
+            yield "\n" + _fixture_row(fixture_id, by_sdk, catalog, run)
+        yield "\n</tbody>\n"
+    yield "</table>"
 
 
 def _count(number: int, noun: str) -> str:
@@ -217,18 +226,14 @@ def _fixture_row(
     )
 
 
-def _cases(run: RunResult, info: RunInfo, document: dict) -> str:
-    parts = []
+def _cases(run: RunResult, info: RunInfo, document: dict) -> Iterator[str]:
     for index, (sdk, recorded) in enumerate(zip(run.sdks, document["sdks"], strict=True)):
-        parts.append(f"<h3>SDK <code>{text(sdk.label)}</code></h3>")
+        yield ("\n" if index else "") + f"<h3>SDK <code>{text(sdk.label)}</code></h3>"
         wires = {case["id"]: case.get("wire", []) for case in recorded["cases"]}
-        parts.extend(
-            case_details(
+        for case in sdk.results:
+            yield "\n" + case_details(
                 case, anchor(index, case.id), info.catalog.get(case.id), run, wires[case.id]
             )
-            for case in sdk.results
-        )
-    return "\n".join(parts)
 
 
 REPORTER = Reporter(
@@ -237,5 +242,6 @@ REPORTER = Reporter(
     help="Write a self-contained HTML report (tally, diffs, wire logs) to PATH.",
     noun="the HTML report",
     render=to_html,
+    chunks=html_chunks,
     order=40,
 )
