@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from fakepeer.cases import load_fixtures
-from tests.peer.helpers import TABLE_HOST, echo_scenario
+from tests.support.helpers import TABLE_HOST, echo_scenario
 
 REPO = Path(__file__).resolve().parents[2]
 

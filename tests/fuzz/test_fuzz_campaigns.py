@@ -124,13 +124,13 @@ def test_fuzz_command_in_the_cli_and_mountable(tmp_path: Path) -> None:
 
 
 def test_an_sdk_that_cannot_start_is_a_setup_error() -> None:
-    host = ROOT / "tests" / "hostile" / "hosts" / "exit_before_register.py"
+    host = ROOT / "tests" / "hosts" / "exit_before_register.py"
     with pytest.raises(FuzzSetupError, match="exited with status 3"):
         run_campaign(command_target(f"{sys.executable} {host}"), examples=5, seed=SEED)
 
 
 def test_a_crash_on_echo_is_a_counterexample() -> None:
-    host = ROOT / "tests" / "hostile" / "hosts" / "crash_on_case.py"
+    host = ROOT / "tests" / "hosts" / "crash_on_case.py"
     target = command_target(f"{sys.executable} {host} fuzz", cwd=ROOT)  # dies on every echo
     result = run_campaign(target, examples=5, seed=SEED, timeout=5.0)
     assert {failure.prop for failure in result.failures} == {"round-trip", "refusal"}

@@ -1,6 +1,6 @@
 """Run the whole bench (the `ryusen-conform run` command, end to end) against a hostile host.
 
-Why end to end: tests/peer checks the transport and the session one hostile behaviour at a time;
+Why end to end: tests/transport and tests/session check one hostile behaviour at a time;
 here the question is whether a *whole run* survives one: every case gets an outcome, the run
 ends within a bound derived from its timeouts, and no process of the host outlives it.
 Every host process is marked with an environment variable so `/proc` can be scanned for it.
@@ -21,7 +21,7 @@ from pathlib import Path
 from fakepeer.cases import Scenario
 from fakepeer.cases.loader import repository_root
 
-HOSTS = Path(__file__).resolve().parent / "hosts"
+HOSTS = Path(__file__).resolve().parents[1] / "hosts"
 MARK_VARIABLE = "RYUSEN_HOSTILE_MARK"
 CASES = tuple(f"hostile.case-{n:02d}" for n in range(1, 7))
 #: Start-up, handshake, respawn and kill grace of a whole run, on a slow machine.

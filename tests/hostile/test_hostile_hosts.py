@@ -1,4 +1,4 @@
-"""Whole bench runs against misbehaving conformance hosts (tests/hostile/hosts/).
+"""Whole bench runs against misbehaving conformance hosts (tests/hosts/).
 
 For each host: the affected case is an `error` row with a useful reason (and the stderr tail
 where the host said something before dying or hanging), every other case still passes after the

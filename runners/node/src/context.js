@@ -65,11 +65,22 @@ function rejected(error) {
 const SDK_DIR = new URL('.', import.meta.url).href;
 
 /**
+ * The call stack at a step API call, captured for `sourceOf`. V8 records the frames here and
+ * formats them only when `.stack` is read, so a declaration that is never a duplicate (nearly
+ * all of them) costs no stack text and no parsing.
+ */
+function captureCaller() {
+  return new Error();
+}
+
+/**
  * Where the workflow called a step API: the first stack frame outside this SDK (diagnostic
  * source metadata for definition_blocked, §10.5). Undefined when it cannot be told.
+ * @param {Error | undefined} capture from `captureCaller`
  */
-function callerSource() {
-  const stack = new Error().stack ?? '';
+function sourceOf(capture) {
+  if (capture === undefined) return undefined;
+  const stack = capture.stack ?? '';
   for (const line of stack.split('\n').slice(1)) {
     const m = /\(?((?:file:\/\/|\/|[A-Za-z]:\\)[^()]*?):(\d+):\d+\)?\s*$/.exec(line);
     if (m === null) continue;
@@ -206,11 +217,13 @@ export class Pass {
    * @param {string} stepId
    */
   claim(stepId) {
-    const decision = this.machine.declare(stepId, callerSource());
+    const decision = this.machine.declare(stepId, captureCaller());
     if (decision.kind !== 'blocked') return decision;
     const body = { reason: 'duplicate_step_id', step_id: stepId };
-    if (decision.firstSource !== undefined) body.first_source = decision.firstSource;
-    if (decision.duplicateSource !== undefined) body.duplicate_source = decision.duplicateSource;
+    const firstSource = sourceOf(decision.firstSource);
+    const duplicateSource = sourceOf(decision.duplicateSource);
+    if (firstSource !== undefined) body.first_source = firstSource;
+    if (duplicateSource !== undefined) body.duplicate_source = duplicateSource;
     this.finish('definition_blocked', body);
     return null;
   }

@@ -4,7 +4,7 @@
 
 import { parseJson, decodeUtf8, JsonNumber, JsonSyntaxError } from './jsonparse.js';
 import { RyusenError, protocolError, isCategory } from './errors.js';
-import { fromTagged, parseU64Text, pointerSegment } from './values.js';
+import { fromTagged, parseU64Text, pointerSegment, MAX_VALUE_BYTES } from './values.js';
 
 export const PROTOCOL_VERSION = '1.0';
 export const PROTOCOL_MAJOR = 1;
@@ -222,11 +222,15 @@ function decodeInvoke(c, body, size) {
     throw protocolError('protocol.limit_exceeded', '/body/history', `history has ${rawHistory.length} entries, over ${MAX_HISTORY}`);
   }
   // (7) tagged values, in document order
-  const input = fromTagged(body.input, '/body/input');
+  // A value's canonical text is never longer than its text in the frame (canonical JSON drops
+  // whitespace and escapes no more than any JSON must), so a small frame holds no value over
+  // the limit and the sizes need not be computed (the Python SDK reasons the same way).
+  const checkSize = size > MAX_VALUE_BYTES;
+  const input = fromTagged(body.input, '/body/input', checkSize);
   const history = new Map();
   for (const entry of entries) {
     if (entry.status === 'completed') {
-      history.set(entry.stepId, { status: 'completed', value: fromTagged(entry.raw, entry.pointer) });
+      history.set(entry.stepId, { status: 'completed', value: fromTagged(entry.raw, entry.pointer, checkSize) });
     } else {
       history.set(entry.stepId, { status: 'failed', error: entry.error });
     }

@@ -10,7 +10,7 @@
  * @typedef {{kind: 'replay', value: unknown}
  *   | {kind: 'replay_failed', error: import('./errors.js').ErrorRecord}
  *   | {kind: 'unresolved'}
- *   | {kind: 'blocked', stepId: string, firstSource?: Source, duplicateSource?: Source}} Decision
+ *   | {kind: 'blocked', stepId: string, firstSource?: unknown, duplicateSource?: unknown}} Decision
  * @typedef {{file: string, line: number}} Source where a declaration was made (diagnostic only)
  */
 
@@ -25,7 +25,7 @@ export class DecisionMachine {
   /**
    * Decide one declaration.
    * @param {string} stepId
-   * @param {Source} [source] where it was declared
+   * @param {unknown} [source] where it was declared (opaque here: the caller captures and reads it)
    * @returns {Decision}
    */
   declare(stepId, source) {

@@ -319,11 +319,27 @@ export function parseBase64(text) {
   return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
 }
 
-function decodeNode(json, pointer, level) {
-  if (level > MAX_DEPTH) {
-    throw protocolError('protocol.limit_exceeded', pointer, `value nesting deeper than ${MAX_DEPTH}`);
+/**
+ * The JSON pointer of a value `decodeNode` is at: `at` is the pointer text of the outermost value,
+ * or `[parent, index or key]` for an element or member under its parent's `/v`. Decoding builds
+ * the text only for a refusal, not for each of the (many) values that decode.
+ */
+function pointerOf(at) {
+  const segments = [];
+  while (typeof at !== 'string') {
+    segments.push(at[1]);
+    at = at[0];
   }
-  const invalid = (why) => protocolError('protocol.invalid_value', pointer, why);
+  let text = at;
+  for (let k = segments.length - 1; k >= 0; k--) text += `/v/${pointerSegment(segments[k])}`;
+  return text;
+}
+
+function decodeNode(json, at, level) {
+  if (level > MAX_DEPTH) {
+    throw protocolError('protocol.limit_exceeded', pointerOf(at), `value nesting deeper than ${MAX_DEPTH}`);
+  }
+  const invalid = (why) => protocolError('protocol.invalid_value', pointerOf(at), why);
   if (!isJsonObject(json)) throw invalid('a tagged value must be a JSON object');
   const tag = json.t;
   const v = json.v;
@@ -332,12 +348,11 @@ function decodeNode(json, pointer, level) {
   let members;
   if (tag === 'array' && Array.isArray(v)) {
     elements = new Array(v.length);
-    for (let k = 0; k < v.length; k++) elements[k] = decodeNode(v[k], `${pointer}/v/${k}`, level + 1);
+    for (let k = 0; k < v.length; k++) elements[k] = decodeNode(v[k], [at, k], level + 1);
   } else if (tag === 'object' && isJsonObject(v)) {
     members = [];
-    for (const key of Object.keys(v)) members.push([key, decodeNode(v[key], `${pointer}/v/${pointerSegment(key)}`, level + 1)]);
+    for (const key of Object.keys(v)) members.push([key, decodeNode(v[key], [at, key], level + 1)]);
   }
-  const keys = Object.keys(json);
   if (typeof tag !== 'string') throw invalid('a tagged value needs a string tag "t"');
   // Unknown members are ignored (§3.3, D-TAGGED-UNKNOWN-MEMBERS).
   if (tag === 'null') return null;
@@ -418,8 +433,10 @@ const TAGS = new Set(['null', 'bool', 'i64', 'u64', 'f64', 'str', 'bytes', 'arra
  * Refusals are RyusenError `protocol.invalid_value` / `protocol.limit_exceeded` with `details.pointer`.
  * @param {unknown} json the parsed JSON of the value
  * @param {string} [pointer] its JSON pointer from the envelope root
+ * @param {boolean} [checkSize] false when the whole frame is at most MAX_VALUE_BYTES long: a
+ *   value's canonical text is never longer than its text in the frame, so it cannot be over
  */
-export function fromTagged(json, pointer = '') {
+export function fromTagged(json, pointer = '', checkSize = true) {
   let value;
   try {
     value = decodeNode(json, pointer, 1);
@@ -431,7 +448,7 @@ export function fromTagged(json, pointer = '') {
     }
     throw error;
   }
-  const size = taggedSize(json);
+  const size = checkSize ? taggedSize(json) : 0;
   if (size > MAX_VALUE_BYTES) {
     throw protocolError('protocol.limit_exceeded', pointer, `value is ${size} bytes canonically, over ${MAX_VALUE_BYTES}`);
   }

@@ -49,6 +49,8 @@ def parse(data: bytes, parse_int: Any = None, parse_float: Any = None) -> Any:
 
 def has_lone_surrogate(text: str) -> bool:
     """True when `text` is not valid Unicode (a lone surrogate escape decoded into it)."""
+    if text.isascii():  # the common case, checked in C without building the UTF-8 copy
+        return False
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -58,5 +60,9 @@ def has_lone_surrogate(text: str) -> bool:
 
 def pointer_join(pointer: str, token: str | int) -> str:
     """Append one RFC 6901 reference token to a JSON pointer."""
-    text = str(token).replace("~", "~0").replace("/", "~1")
+    if type(token) is int:  # an array index: nothing to escape
+        return f"{pointer}/{token}"
+    text = str(token)
+    if "~" in text or "/" in text:
+        text = text.replace("~", "~0").replace("/", "~1")
     return f"{pointer}/{text}"

@@ -210,23 +210,31 @@ def check_limits(document: object, pointer: str, check_size: bool = True) -> Non
 
 
 def _first_at_depth(node: object, pointer: str, level: int) -> str | None:
+    path = _path_to_depth(node, level)
+    if path is None:
+        return None
+    for token in path:  # the pointer is built only for the value found (rarely any)
+        pointer = pointer_join(pointer, token)
+    return pointer
+
+
+def _path_to_depth(node: object, level: int) -> list[str | int] | None:
+    """The reference tokens to the first value at nesting level 65 under `node`, or None."""
     if level > MAX_DEPTH:
-        return pointer
+        return []
     if not isinstance(node, dict):
         return None
     tag, payload = node.get("t"), node.get("v")
     if tag == "array" and isinstance(payload, list):
         for index, item in enumerate(payload):
-            found = _first_at_depth(
-                item, pointer_join(pointer_join(pointer, "v"), index), level + 1
-            )
+            found = _path_to_depth(item, level + 1)
             if found is not None:
-                return found
+                return ["v", index, *found]
     elif tag == "object" and isinstance(payload, dict):
         for key, item in payload.items():
-            found = _first_at_depth(item, pointer_join(pointer_join(pointer, "v"), key), level + 1)
+            found = _path_to_depth(item, level + 1)
             if found is not None:
-                return found
+                return ["v", key, *found]
     return None
 
 

@@ -7,6 +7,7 @@ unresolved boundary or the target, and unwinds the function with `Suspension`.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -45,12 +46,22 @@ class Retry:
 
     def to_wire(self) -> dict[str, Any]:
         """`{"max_attempts", "backoff_ms"}`, refusing out-of-range metadata."""
-        attempts = self.max_attempts
-        if isinstance(attempts, bool) or not isinstance(attempts, int):
-            raise InvalidDeclarationError("max_attempts must be an integer")
-        if not 1 <= attempts <= 1000:
-            raise InvalidDeclarationError("max_attempts must be between 1 and 1000")
-        return {"max_attempts": attempts, "backoff_ms": str(to_wire_millis(self.backoff))}
+        attempts, backoff = self.max_attempts, self.backoff
+        try:  # every replayed step declares its retry again: the conversion is remembered
+            key = (type(attempts), attempts, type(backoff), backoff)
+            return dict(_retry_wire(key))
+        except TypeError:  # an unhashable value: converted (and refused) uncached
+            return _retry_wire.__wrapped__((type(attempts), attempts, type(backoff), backoff))
+
+
+@functools.lru_cache(maxsize=256)
+def _retry_wire(key: tuple[type, Any, type, Any]) -> dict[str, Any]:
+    _, attempts, _, backoff = key
+    if isinstance(attempts, bool) or not isinstance(attempts, int):
+        raise InvalidDeclarationError("max_attempts must be an integer")
+    if not 1 <= attempts <= 1000:
+        raise InvalidDeclarationError("max_attempts must be between 1 and 1000")
+    return {"max_attempts": attempts, "backoff_ms": str(to_wire_millis(backoff))}
 
 
 DEFAULT_RETRY = Retry()
@@ -78,9 +89,15 @@ class Source:
         return {"file": self.file, "line": max(self.line, 1)}
 
 
+@functools.cache
+def _in_package(filename: str) -> bool:
+    """Whether code from `filename` is the SDK's own (cached: asked for every declaration)."""
+    return os.path.dirname(filename) == _PACKAGE_DIR
+
+
 def _caller_source() -> Source:
     frame = sys._getframe(1)
-    while frame is not None and os.path.dirname(frame.f_code.co_filename) == _PACKAGE_DIR:
+    while frame is not None and _in_package(frame.f_code.co_filename):
         frame = frame.f_back  # type: ignore[assignment]
     if frame is None:
         return Source("<unknown>", 1)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import TABLE_HOST, echo_scenario
-from .html_check import check_html
+from tests.support.helpers import TABLE_HOST, echo_scenario
+from tests.support.html_check import check_html
 
 REPO = Path(__file__).resolve().parents[2]
 SDK_A = f"{sys.executable} {TABLE_HOST}"

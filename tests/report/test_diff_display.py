@@ -11,9 +11,8 @@ import pytest
 from fakepeer.compare import Finding, describe, diff_text, explain
 from fakepeer.session import Outcome
 from fakepeer.suite import RunOptions, run_suite
-
-from .helpers import echo_scenario, invoke_body
-from .mock_sdk import MockSdk
+from tests.support.helpers import echo_scenario, invoke_body
+from tests.support.mock_sdk import MockSdk
 
 
 def _b64(data: bytes) -> str:

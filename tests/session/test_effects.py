@@ -15,8 +15,8 @@ from fakepeer.session.effects import (
     check_invariants,
     trace_events,
 )
-from tests.peer.helpers import echo_scenario
-from tests.peer.mock_sdk import MockSdk
+from tests.support.helpers import echo_scenario
+from tests.support.mock_sdk import MockSdk
 
 TARGET = {
     "run_id": "r",

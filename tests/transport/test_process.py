@@ -18,8 +18,7 @@ from fakepeer.transport import (
     TransportTimeout,
     parse_command,
 )
-
-from .helpers import HOSTS, host_command
+from tests.support.helpers import HOSTS, host_command
 
 
 def _alive(pid: int) -> bool:
@@ -71,7 +70,7 @@ def test_crash_is_transport_closed_with_exit_status_and_stderr() -> None:
 
 
 def test_hang_times_out_and_close_kills_the_sleeper() -> None:
-    transport = SubprocessTransport(host_command("sigterm_ignorer.py"))
+    transport = SubprocessTransport(host_command("raw_sigterm_ignorer.py"))
     pid = transport.pid
     with pytest.raises(TransportTimeout):
         transport.receive(time.monotonic() + 0.3)
@@ -81,7 +80,7 @@ def test_hang_times_out_and_close_kills_the_sleeper() -> None:
 
 
 def test_sigterm_ignored_still_killed() -> None:
-    transport = SubprocessTransport(host_command("sigterm_ignorer.py"))
+    transport = SubprocessTransport(host_command("raw_sigterm_ignorer.py"))
     deadline = time.monotonic() + 10
     while "ignoring SIGTERM" not in transport.stderr_tail() and time.monotonic() < deadline:
         time.sleep(0.02)  # wait until the handler is installed, so the test means something
@@ -91,7 +90,7 @@ def test_sigterm_ignored_still_killed() -> None:
 
 
 def test_grandchild_holding_the_pipe_is_killed_with_the_group() -> None:
-    transport = SubprocessTransport(host_command("grandchild_holder.py"))
+    transport = SubprocessTransport(host_command("raw_grandchild_holder.py"))
     deadline = time.monotonic() + 10
     match = None
     while match is None and time.monotonic() < deadline:
@@ -108,7 +107,7 @@ def test_grandchild_holding_the_pipe_is_killed_with_the_group() -> None:
 
 
 def test_stderr_flood_never_blocks_and_keeps_only_the_tail() -> None:
-    transport = SubprocessTransport(host_command("stderr_flooder.py"), stderr_capacity=4096)
+    transport = SubprocessTransport(host_command("raw_stderr_flooder.py"), stderr_capacity=4096)
     try:
         transport.send(b"after the flood", time.monotonic() + 30)
         assert transport.receive(time.monotonic() + 30) == b"after the flood"
@@ -148,7 +147,7 @@ def test_truncated_frame_at_exit_is_reported() -> None:
 
 
 def test_close_is_idempotent() -> None:
-    transport = SubprocessTransport(host_command("sigterm_ignorer.py"))
+    transport = SubprocessTransport(host_command("raw_sigterm_ignorer.py"))
     transport.close()
     transport.close()
 

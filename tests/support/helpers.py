@@ -7,7 +7,7 @@ from pathlib import Path
 
 from fakepeer.cases import Scenario
 
-HOSTS = Path(__file__).resolve().parent / "hosts"
+HOSTS = Path(__file__).resolve().parents[1] / "hosts"
 TABLE_HOST = HOSTS / "table_host.py"
 
 

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-RUNNER = Path(__file__).resolve().parents[3] / "runners" / "python"
+RUNNER = Path(__file__).resolve().parents[2] / "runners" / "python"
 
 #: hook(host, kind, frame_id) -> True when it handled (or swallowed) the frame itself.
 Hook = Callable[[object, str, str], bool]

@@ -25,8 +25,7 @@ from fakepeer.cases import (
 from fakepeer.cases.keywords import KeywordError, Keywords
 from fakepeer.cases.macros import MacroError
 from fakepeer.protocol.canonical import canonical_bytes
-
-from .helpers import echo_scenario
+from tests.support.helpers import echo_scenario
 
 _ECHO_NULL = {
     "run_id": "run-1",

@@ -14,9 +14,8 @@ from fakepeer.session.results import REPORTED_VALUE_CHARS
 from fakepeer.session.wire import REPORTED_PAYLOAD_BYTES
 from fakepeer.suite import RunOptions, known_failures, run_suite
 from fakepeer.transport import MockTransport, json_handler
-
-from .helpers import echo_scenario
-from .mock_sdk import MockSdk
+from tests.support.helpers import echo_scenario
+from tests.support.mock_sdk import MockSdk
 
 RUN_IDS = ["a", "b", "boom", "c", "d"]
 

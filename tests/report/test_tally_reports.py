@@ -33,10 +33,9 @@ from fakepeer.report import (
 from fakepeer.session.outcomes import summary_line
 from fakepeer.session.wire import REPORTED_PAYLOAD_BYTES, WireRecord
 from fakepeer.suite import RunOptions, run_suite
-
-from .helpers import echo_scenario, invoke_body
-from .html_check import check_html
-from .mock_sdk import MockSdk
+from tests.support.helpers import echo_scenario, invoke_body
+from tests.support.html_check import check_html
+from tests.support.mock_sdk import MockSdk
 
 SCRIPT = "<script>alert('pwned')</script>"
 

@@ -14,8 +14,7 @@ import pytest
 
 from fakepeer.session import targets
 from fakepeer.transport import CommandError
-
-from .helpers import TABLE_HOST, echo_scenario
+from tests.support.helpers import TABLE_HOST, echo_scenario
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -14,10 +14,9 @@ from fakepeer.session import Outcome
 from fakepeer.suite import RunOptions, run_suite
 from fakepeer.suite import known_failures as known
 from fakepeer.suite.known_failures import KnownFailuresError
-
-from .helpers import echo_scenario
-from .mock_sdk import MockSdk
-from .test_cli import conform, last_line, sdk_args
+from tests.cli.test_cli import conform, last_line, sdk_args
+from tests.support.helpers import echo_scenario
+from tests.support.mock_sdk import MockSdk
 
 
 def _run(*run_ids: str, labels: tuple[str, ...] = ("mock",)):

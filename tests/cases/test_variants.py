@@ -21,8 +21,8 @@ from fakepeer.cases.variants import (
 from fakepeer.compare import Comparer
 from fakepeer.protocol.limits import MAX_REQUEST_BYTES
 from fakepeer.session import Outcome, SdkSession, run_case
-from tests.peer.helpers import echo_scenario
-from tests.peer.mock_sdk import MockSdk
+from tests.support.helpers import echo_scenario
+from tests.support.mock_sdk import MockSdk
 
 INVOKE = {
     "run_id": "run-1",
@@ -155,7 +155,7 @@ def test_variants_catch_what_the_fixtures_as_written_do_not(tmp_path) -> None:
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    host = root / "tests" / "hostile" / "hosts" / "order_sensitive.py"
+    host = root / "tests" / "hosts" / "order_sensitive.py"
     report = tmp_path / "report.json"
     command = [sys.executable, "-m", "fakepeer", "run", "--sdk", f"{sys.executable} {host}"]
     command += ["-k", "discovery.first-unresolved-step-declared", "--variants", "all"]

@@ -17,9 +17,8 @@ from fakepeer.session import Outcome, SdkSession, run_case
 from fakepeer.session.sdk import with_note
 from fakepeer.transport import MockTransport, SubprocessTransport
 from fakepeer.transport.process import describe_exit
-
-from .helpers import echo_scenario, host_command
-from .mock_sdk import MockSdk
+from tests.support.helpers import echo_scenario, host_command
+from tests.support.mock_sdk import MockSdk
 
 
 class LaggingTransport(SubprocessTransport):

@@ -6,9 +6,8 @@ from fakepeer.cases import Scenario
 from fakepeer.compare import Comparer
 from fakepeer.session import Outcome, SdkSession, run_case
 from fakepeer.session.sdk import SessionError
-
-from .helpers import echo_scenario
-from .mock_sdk import CAPABILITIES, MockSdk
+from tests.support.helpers import echo_scenario
+from tests.support.mock_sdk import CAPABILITIES, MockSdk
 
 
 def _run(sdk: MockSdk, session: SdkSession, run_id: str, **kwargs):

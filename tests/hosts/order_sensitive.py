@@ -8,7 +8,7 @@ variants that reorder or re-spell the JSON (`--variants reordered,respelled`) ca
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "runners" / "python"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "runners" / "python"))
 
 from conform_host import host as reference  # noqa: E402
 from ryusen_sdk import ProtocolError  # noqa: E402

@@ -6,9 +6,8 @@ import gc
 
 from fakepeer.session import Outcome, summary_line
 from fakepeer.suite import RunOptions, run_suite
-
-from .helpers import echo_scenario
-from .mock_sdk import MockSdk
+from tests.support.helpers import echo_scenario
+from tests.support.mock_sdk import MockSdk
 
 
 def _fixtures(*run_ids: str, level: str = "required") -> list:

@@ -25,9 +25,8 @@ from fakepeer.report import (
 from fakepeer.session.wire import REPORTED_PAYLOAD_BYTES, WireRecord
 from fakepeer.suite import RunOptions, known_failures, run_suite
 from fakepeer.suite.known_failures import KnownList
-
-from .helpers import echo_scenario
-from .mock_sdk import MockSdk
+from tests.support.helpers import echo_scenario
+from tests.support.mock_sdk import MockSdk
 
 
 @pytest.fixture(scope="module")

@@ -16,9 +16,8 @@ from fakepeer.session.attribution import owner, sent_ids
 from fakepeer.session.wire import WireRecord
 from fakepeer.suite import RunOptions, known_failures, run_suite
 from fakepeer.suite.known_failures import KnownFailures, KnownList
-
-from .helpers import echo_scenario
-from .mock_sdk import MockSdk
+from tests.support.helpers import echo_scenario
+from tests.support.mock_sdk import MockSdk
 
 
 def _run(session: SdkSession, run_id: str, fixture_id: str):
