@@ -15,6 +15,7 @@ from typing import Any, Final, Literal
 
 from fakepeer.protocol.limits import MAX_ID_CHARS
 from fakepeer.protocol.shapes import BODIES
+from fakepeer.protocol.strictjson import refuse_constant, refuse_repeated_keys
 from fakepeer.protocol.values import has_lone_surrogate
 from fakepeer.protocol.version import (
     CAPABILITIES,
@@ -527,25 +528,6 @@ class ProtocolViolation(Exception):
         self.frame_id = frame_id
 
 
-class _RepeatedKey(ValueError):
-    pass
-
-
-def _pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _RepeatedKey(f"an object names {key!r} twice")
-            seen.add(key)
-    return result
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
@@ -580,7 +562,9 @@ def loads_lenient(text: str) -> tuple[Any, bool]:
     the flag says whether the text may hold one. Raises ValueError for anything else.
     """
     try:
-        doc = json.loads(text, object_pairs_hook=_pairs_hook, parse_constant=_refuse_constant)
+        doc = json.loads(
+            text, object_pairs_hook=refuse_repeated_keys, parse_constant=refuse_constant
+        )
     except RecursionError as exc:
         raise ValueError("JSON nesting too deep to decode") from exc
     return doc, _SURROGATE_ESCAPE.search(text) is not None

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from fakepeer.protocol.values import TAGS
+
 #: The shared `$defs` of common.schema.json, referenced as `common.schema.json#/$defs/<name>`.
 COMMON_TITLE: Final = "Ryusen execution protocol 1.0: shared definitions (docs/protocol.md)"
 COMMON_DEFS: Final[dict[str, Any]] = {
@@ -93,22 +95,7 @@ COMMON_DEFS: Final[dict[str, Any]] = {
             "cause": {"$ref": "#/$defs/error_record"},
         },
     },
-    "tag": {
-        "enum": [
-            "null",
-            "bool",
-            "i64",
-            "u64",
-            "f64",
-            "str",
-            "bytes",
-            "array",
-            "object",
-            "instant",
-            "duration",
-            "blob",
-        ]
-    },
+    "tag": {"enum": list(TAGS)},
     "value": {
         "description": "a tagged value (§3); exact members, no unknown ones. Canonical f64 text, depth and size are checked by fakepeer.protocol.values, not here.",
         "type": "object",

@@ -78,7 +78,7 @@ def loads(data: bytes | str, *, max_nesting: int = MAX_JSON_NESTING) -> Any:
 
     try:
         document = json.loads(
-            data, object_pairs_hook=_refuse_repeated_keys, parse_constant=_refuse_constant,
+            data, object_pairs_hook=refuse_repeated_keys, parse_constant=refuse_constant,
             parse_float=number,
         )  # fmt: skip
     except StrictJsonError:
@@ -91,7 +91,8 @@ def loads(data: bytes | str, *, max_nesting: int = MAX_JSON_NESTING) -> Any:
     return document
 
 
-def _refuse_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def refuse_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """`object_pairs_hook` refusing a member that appears twice (§2: one meaning per name)."""
     result = dict(pairs)
     if len(result) != len(pairs):
         seen: set[str] = set()
@@ -102,7 +103,8 @@ def _refuse_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-def _refuse_constant(name: str) -> Any:
+def refuse_constant(name: str) -> Any:
+    """`parse_constant` refusing NaN, Infinity and -Infinity, which are not JSON."""
     raise StrictJsonError(f"{name} is not JSON (JSON numbers are finite)")
 
 
