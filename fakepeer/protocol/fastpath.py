@@ -65,9 +65,8 @@ _INLINABLE = frozenset(
 
 
 def _is_integer(x: Any) -> bool:
-    if isinstance(x, bool):
-        return False
-    return isinstance(x, int) or (isinstance(x, float) and x.is_integer())
+    """Strict like the protocol: strictjson parses `1.0` to a float, which is no count (§2)."""
+    return isinstance(x, int) and not isinstance(x, bool)
 
 
 def _is_number(x: Any) -> bool:

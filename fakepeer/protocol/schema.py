@@ -77,7 +77,13 @@ def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterat
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-_Validator = validators.extend(Draft202012Validator, {"pattern": _pattern})
+def _is_integer(checker: Any, instance: Any) -> bool:
+    """A protocol count is written without a fraction (docs/protocol.md §2): 1.0 is not one."""
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+_TYPES = Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer)
+_Validator = validators.extend(Draft202012Validator, {"pattern": _pattern}, type_checker=_TYPES)
 
 
 @cache

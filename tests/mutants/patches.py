@@ -2199,7 +2199,7 @@ def _f64_exponent_sign_dropped() -> None:
 
 
 # ============================================================================================
-# g1 (issue 12): faults only a whole run shows. Each keeps state in the host process across
+# Faults only a whole run shows (issue 12). Each keeps state in the host process across
 # invocations of one run; a single exchange never meets it (`conform.reset` clears it between
 # cases), a lifecycle scenario played by the model server does.
 # ============================================================================================
@@ -2290,3 +2290,50 @@ def _operation_result_cached() -> None:
 
     workflow.Pass._execute = _execute
     _on_reset(completed.clear)
+
+
+# ------------------------------------------------------------------- stray kinds and counts
+
+
+@mutant(
+    "worker-kinds-receivable",
+    "a worker kind sent to the SDK (a stray `declared`) reaches dispatch: out of turn, not unknown",
+)
+def _worker_kinds_receivable() -> None:
+    codec = _m("ryusen_sdk.codec")
+    decode = codec.decode_envelope
+
+    def decode_any_kind(payload, receivable=codec.ALL_KINDS):
+        return decode(payload, receivable)
+
+    replace_everywhere(decode, decode_any_kind)
+
+
+@mutant("out-of-turn-answers-dropped", "a server answer with no request open is dropped silently")
+def _out_of_turn_answers_dropped() -> None:
+    host = _m("conform_host.host")
+    codec = _m("ryusen_sdk.codec")
+    original = host.Host.handle
+
+    def handle(self, payload):
+        try:
+            kind = codec.decode_envelope(payload).kind
+        except codec.FrameError:
+            kind = None
+        if kind in ("register_ack", "register_refused") or (kind or "").startswith("manifest_"):
+            return None
+        return original(self, payload)
+
+    host.Host.handle = handle
+
+
+@mutant("count-fraction-accepted", "a count spelled with a fraction (`attempt: 1.0`) is accepted")
+def _count_fraction_accepted() -> None:
+    codec = _m("ryusen_sdk.codec")
+
+    def is_small_int(value):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        return type(value) is int and 0 <= value <= codec.SMALL_INT_MAX
+
+    replace_everywhere(codec.is_small_int, is_small_int)

@@ -115,3 +115,13 @@ def test_unknown_keywords_are_compile_errors() -> None:
     uri = f"{BASE}bad.json"
     with pytest.raises(ValueError, match="patternProperties"):
         Compiler({uri: {"$id": uri, "patternProperties": {}}}).compile_document(uri)
+
+
+@pytest.mark.parametrize("value", [1.0, -0.0, 3e0, True])
+def test_a_count_with_a_fraction_is_no_integer(value: Any) -> None:
+    """docs/protocol.md §2: `1.0` is not an integer; both checkers refuse it (question 6 of #9)."""
+    index = SCHEMAS.index({"type": "integer", "minimum": 0, "maximum": 3})
+    check, validator = _compile(index)
+    assert not check(value)
+    assert not validator.is_valid(value)
+    assert check(1) and validator.is_valid(1)
