@@ -2337,3 +2337,96 @@ def _count_fraction_accepted() -> None:
         return type(value) is int and 0 <= value <= codec.SMALL_INT_MAX
 
     replace_everywhere(codec.is_small_int, is_small_int)
+
+
+# ----------------------------------------------------- faults the idle fixtures of the matrix catch
+
+
+def _wrap_member(loosen: Callable[[str, str, Any], bool]) -> None:
+    """Replace `codec.member` with one that accepts a value when `loosen(name, pointer, value)`."""
+    codec = _m("ryusen_sdk.codec")
+    original = codec.member
+
+    def member(body, name, pointer, check):
+        return original(body, name, pointer, lambda v: loosen(name, pointer, v) or check(v))
+
+    replace_everywhere(original, member)
+
+
+@mutant("target-attempt-zero-accepted", "a target attempt of 0 is accepted (attempts start at 1)")
+def _target_attempt_zero_accepted() -> None:
+    _wrap_member(lambda name, pointer, value: name == "attempt" and value == 0)
+
+
+@mutant("target-run-id-unchecked", "a target whose run_id differs from the invoke's is served")
+def _target_run_id_unchecked() -> None:
+    codec = _m("ryusen_sdk.codec")
+    original = codec._target
+
+    def _target(body, run_id, mode):
+        raw = body.get("target")
+        if isinstance(raw, dict) and "run_id" in raw:
+            body = {**body, "target": {**raw, "run_id": run_id}}
+        return original(body, run_id, mode)
+
+    replace_everywhere(original, _target)
+
+
+@mutant(
+    "history-record-unchecked",
+    "a failed history entry's error record is taken as it comes (bad category or details)",
+)
+def _history_record_unchecked() -> None:
+    codec = _m("ryusen_sdk.codec")
+    original = codec.error_record
+
+    def error_record(value, pointer, depth=0):
+        if pointer.startswith("/body/history/") and isinstance(value, dict):
+            return dict(value)
+        return original(value, pointer, depth)
+
+    replace_everywhere(original, error_record)
+
+
+@mutant("unregistered-child-refused", "a child invocation of a function not registered here fails")
+def _unregistered_child_refused() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    errors = _m("ryusen_sdk.errors")
+    original = workflow.Workflow.invoke
+
+    def invoke(self, id, function_id, input, timeout=None):
+        if isinstance(function_id, str) and not function_id.startswith("conform."):
+            raise errors.InvalidDeclarationError(f"{function_id} is not registered by this worker")
+        return original(self, id, function_id, input, timeout)
+
+    workflow.Workflow.invoke = invoke
+
+
+@mutant("timer-value-dropped", "a replayed timer returns null whatever value history recorded")
+def _timer_value_dropped() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    for name in ("sleep", "sleep_until"):
+        original = getattr(workflow.Workflow, name)
+
+        def replaced(self, id, when, _original=original):
+            _original(self, id, when)
+            return None
+
+        setattr(workflow.Workflow, name, replaced)
+
+
+@mutant(
+    "program-record-category-defaulted",
+    "the conformance host gives a program error record without category the category app.error",
+)
+def _program_record_category_defaulted() -> None:
+    program = _m("conform_host.program")
+    original = program.parse_record
+
+    def parse_record(value):
+        record = original(value)
+        if record["category"] is None:
+            record["category"] = "app.error"
+        return record
+
+    replace_everywhere(original, parse_record)
