@@ -1,10 +1,15 @@
-"""The mutant tools answer for themselves: `mutant_host.py --help` and `kill_matrix --only`."""
+"""The mutant tools answer for themselves: both wrapper hosts' `--help` and `kill_matrix --only`."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from .node_mutants import NODE_MUTANTS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,3 +39,53 @@ def test_kill_matrix_only_checks_one_mutant_and_writes_nothing() -> None:
     assert (ROOT / "tests" / "mutants" / "KILL_MATRIX.md").read_text(encoding="utf-8") == before
     unknown = _run("-m", "tests.mutants.kill_matrix", "--only", "no-such-mutant")
     assert unknown.returncode == 2 and "unknown mutant" in unknown.stderr
+
+
+NODE_HOST = "tests/mutants/node_mutant_host.js"
+
+
+def _node(*argv: str) -> subprocess.CompletedProcess[str]:
+    node = shutil.which("node")
+    if node is None or not (ROOT / "runners" / "node" / "node_modules").is_dir():
+        pytest.fail("the Node SDK is not installed: run `npm ci --prefix runners/node`")
+    return subprocess.run([node, *argv], cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+def test_node_mutant_host_lists_the_catalog_and_every_patch_applies() -> None:
+    done = _node(NODE_HOST, "--help")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: node_mutant_host.js NAME")
+    for name, fault in NODE_MUTANTS.items():
+        assert f"  {name}: {fault}\n" in done.stdout
+    checked = _node(NODE_HOST, "--check")
+    assert (checked.returncode, checked.stdout) == (0, ""), checked.stdout + checked.stderr
+    bad = _node(NODE_HOST, "--bogus")
+    assert bad.returncode == 2 and "usage:" in bad.stderr
+    unknown = _node(NODE_HOST, "node:no-such-mutant")
+    assert unknown.returncode == 2 and "unknown mutant" in unknown.stderr
+
+
+def test_node_patch_whose_target_is_gone_is_reported() -> None:
+    """A patch must fail loudly when the SDK lost what it wraps, never silently do nothing."""
+    context = (ROOT / "runners" / "node" / "src" / "context.js").as_uri()
+    remove = f"data:text/javascript,import {{Pass}} from '{context}'; delete Pass.prototype.claim;"
+    done = _node("--import", remove, NODE_HOST, "--check", "node:target-duplicate-unchecked")
+    assert done.returncode == 1
+    assert (
+        done.stdout
+        == "node:target-duplicate-unchecked: Error: the mutant patch found no method claim\n"
+    )
+
+
+def test_kill_matrix_only_checks_a_node_mutant_against_the_node_baseline() -> None:
+    done = _run(
+        "-m",
+        "tests.mutants.kill_matrix",
+        "--only",
+        "node:target-duplicate-unchecked",
+        "-k",
+        "target-id-repeated-after-refusal",
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "baseline fails: node 0" in done.stdout
+    assert "forward.target-id-repeated-after-refusal-blocked" in done.stdout

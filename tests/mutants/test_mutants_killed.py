@@ -1,27 +1,41 @@
-"""Every mutant SDK (the reference with one fault) must fail at least one named fixture.
+"""Every mutant SDK (a reference SDK with one fault) must fail at least one named fixture.
 
-Runs the bench's Python API over the whole corpus once per mutant (about a minute on 2 cores)
-and prints the kill matrix. Regenerate the committed copy:
+Runs the bench's Python API over the whole corpus once per mutant of both reference SDKs
+(several minutes on 2 cores) and prints the kill matrix. Regenerate the committed copy:
 `python -m tests.mutants.kill_matrix`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
-from fakepeer.cases import load_fixtures
-from fakepeer.session import Outcome, default_target
+from fakepeer.cases import load_fixtures, repository_root
+from fakepeer.session import Outcome, SdkTarget, command_target, default_target
 from fakepeer.suite import RunOptions, run_suite
 
 from .kill_matrix import (
     BASELINE,
     MATRIX_FILE,
+    NODE_BASELINE,
     KillMatrix,
     build_kill_matrix,
+    catalog,
     render_text,
     run_mutant,
 )
+from .node_mutants import NODE_MUTANTS
 from .patches import MUTANTS
+
+#: The effect-only faults (only the effect trace shows them) mirrored in the Node SDK.
+EFFECT_ONLY = (
+    "replay-reruns-discarded",
+    "suspension-catchable",
+    "discovery-runs-next-callback",
+    "compensates-replayed-steps",
+    "target-duplicate-unchecked",
+)
 
 #: Mutants no fixture catches yet, each with the fixture that is missing. The test fails when
 #: one of them is killed, so this list only shrinks (tests/mutants/KILL_MATRIX.md lists them).
@@ -37,7 +51,8 @@ def matrix() -> KillMatrix:
 
 def test_every_mutant_patch_applies(matrix: KillMatrix) -> None:
     assert not matrix.unapplicable, (
-        "these mutant patches no longer apply to runners/python (update tests/mutants/patches.py):"
+        "these mutant patches no longer apply to their reference SDK (update tests/mutants/"
+        "patches.py or node_mutant_host.js):"
         f" {matrix.unapplicable}"
     )
 
@@ -54,20 +69,31 @@ def test_known_survivors_still_survive(matrix: KillMatrix) -> None:
 
 def test_catalog_is_large_enough() -> None:
     assert len(MUTANTS) >= 20
+    assert all(name in MUTANTS and f"node:{name}" in NODE_MUTANTS for name in EFFECT_ONLY)
 
 
 def test_committed_kill_matrix_lists_every_mutant() -> None:
     text = MATRIX_FILE.read_text(encoding="utf-8")
-    missing = sorted(name for name in MUTANTS if f"| `{name}` |" not in text)
+    missing = [name for name in catalog() if f"| `{name}` |" not in text]
     assert not missing, f"stale KILL_MATRIX.md: python -m tests.mutants.kill_matrix ({missing})"
 
 
-def test_baseline_wrapper_agrees_with_the_reference_host() -> None:
-    """The wrapper host without a mutant must behave exactly as the bundled reference host."""
+@pytest.mark.parametrize(
+    ("baseline", "reference"),
+    [
+        (BASELINE, default_target),
+        (NODE_BASELINE, lambda: command_target(str(repository_root() / "runners/node/conform"))),
+    ],
+    ids=["python", "node"],
+)
+def test_baseline_wrapper_agrees_with_the_reference_host(
+    baseline: str, reference: Callable[[], SdkTarget]
+) -> None:
+    """A wrapper host without a mutant must behave exactly as its SDK's own reference host."""
     fixtures = load_fixtures()
-    reference = run_suite([default_target()], fixtures, RunOptions(timeout=5.0, jobs=2)).sdks[0]
-    wrapped = run_mutant(BASELINE, fixtures)
+    expected = run_suite([reference()], fixtures, RunOptions(timeout=5.0, jobs=2)).sdks[0]
+    wrapped = run_mutant(baseline, fixtures)
     assert {c.id: c.raw_outcome for c in wrapped.results} == {
-        c.id: c.raw_outcome for c in reference.results
+        c.id: c.raw_outcome for c in expected.results
     }
     assert all(c.raw_outcome is not Outcome.SKIP for c in wrapped.results)

@@ -1,0 +1,305 @@
+#!/usr/bin/env node
+// A conformance host running the Node reference SDK with ONE mutant fault:
+// `node tests/mutants/node_mutant_host.js NAME`.
+//
+// Why: the bench must catch broken SDKs in every language it ships a reference for. Each mutant is
+// runners/node/host.js with one patch below applied in memory (the SDK's files are never modified).
+// ES module exports cannot be rebound, so every patch wraps a prototype method of a class the SDK
+// exports (`Pass`, `DecisionMachine`, `WorkflowContext`) or reaches through one. `none` runs the
+// unpatched reference through this same wrapper: the Node baseline of the kill matrix.
+// The catalog (names and faults) is node_mutants.json, read by the Python kill matrix too.
+
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Pass, WorkflowContext, isSuspended } from '../../runners/node/src/context.js';
+import { DecisionMachine } from '../../runners/node/src/machine.js';
+import { serve } from '../../runners/node/host.js';
+
+const SELF = fileURLToPath(import.meta.url);
+const CATALOG = JSON.parse(readFileSync(new URL('./node_mutants.json', import.meta.url), 'utf8'));
+const USAGE = 'usage: node_mutant_host.js NAME | none | --check [NAME...] | --help';
+
+/** Replace `proto[method]` with `make(original)`; throws when the SDK no longer has the method. */
+function wrap(proto, method, make) {
+  const original = proto[method];
+  if (typeof original !== 'function') throw new Error(`the mutant patch found no method ${method}`);
+  proto[method] = make(original);
+}
+
+/** Run a callback for its effect alone: its result and any failure are thrown away. */
+function quietly(run) {
+  try {
+    const result = run();
+    if (result !== null && typeof result?.then === 'function') result.then(undefined, () => {});
+  } catch {
+    // the fault under test discards everything
+  }
+}
+
+/** A step context as the SDK builds it, for a step the SDK would never run. */
+function contextFor(pass, stepId, operationId, attempt, phase) {
+  return Object.freeze({ runId: pass.runId, functionId: pass.functionId, stepId, operationId, attempt, phase });
+}
+
+const isTarget = (pass, stepId) => pass.mode !== 'discover' && stepId === pass.target.step_id;
+
+/** The SDK's suspension signal held by a suspended promise (found by its symbol's name). */
+function signalOf(promise) {
+  const symbol = Object.getOwnPropertySymbols(promise).find((s) => s.description === 'ryusen.suspended');
+  if (symbol === undefined) throw new Error('a suspended promise holds no ryusen.suspended signal');
+  return promise[symbol];
+}
+
+/** Wrap `Pass.prototype.decide(declaration, step, decision)` with `body(original, ...)`. */
+function wrapDecide(body) {
+  wrap(Pass.prototype, 'decide', (original) =>
+    function decide(declaration, step, decision) {
+      return body.call(this, original, declaration, step, decision);
+    },
+  );
+}
+
+const PATCHES = {
+  'node:replay-reruns-discarded'() {
+    wrapDecide(function (original, declaration, step, decision) {
+      const stepId = declaration.step_id;
+      const replayed = decision.kind === 'replay' || decision.kind === 'replay_failed';
+      if (replayed && typeof step?.callback === 'function' && !isTarget(this, stepId)) {
+        const operation = this.target?.operation_id ?? `replay-${stepId}`;
+        quietly(() => step.callback(contextFor(this, stepId, operation, 1, 'forward'))); // charged twice
+      }
+      return original.call(this, declaration, step, decision);
+    });
+  },
+
+  'node:suspension-catchable'() {
+    // The reference abandons a stopped workflow at a promise that never settles; here that
+    // promise rejects with the signal itself, so workflow code can catch it. The answer is kept.
+    const probe = new Pass({ mode: 'discover', runId: 'r', functionId: 'f', history: new Map() });
+    signalOf(probe.decide({ type: 'step', step_id: 'probe' }, undefined, { kind: 'unresolved' }));
+    const stepApi = Object.getPrototypeOf(new WorkflowContext(probe).step);
+    const calls = [
+      [stepApi, 'run'],
+      ...['sleep', 'sleepUntil', 'waitForEvent', 'invoke', 'emit'].map((m) => [WorkflowContext.prototype, m]),
+    ];
+    for (const [proto, method] of calls) {
+      wrap(proto, method, (original) =>
+        function (...args) {
+          const promise = original.apply(this, args);
+          return isSuspended(promise) ? Promise.reject(signalOf(promise)) : promise;
+        },
+      );
+    }
+  },
+
+  'node:discovery-runs-next-callback'() {
+    const runsOn = Symbol('runs on');
+    wrapDecide(function (original, declaration, step, decision) {
+      if (this.mode !== 'discover') return original.call(this, declaration, step, decision);
+      if (this[runsOn]) {
+        this[runsOn] = false;
+        this.stopped = true;
+        const stepId = declaration.step_id;
+        if (decision.kind === 'unresolved' && typeof step?.callback === 'function') {
+          quietly(() => step.callback(contextFor(this, stepId, `next-${stepId}`, 1, 'forward')));
+        }
+        return original.call(this, declaration, step, { kind: 'unresolved' }); // suspended; answer kept
+      }
+      const result = original.call(this, declaration, step, decision);
+      if (decision.kind !== 'unresolved' || this.answer?.kind !== 'declared') return result;
+      this.stopped = false; // the pass goes on past its first boundary: one more call gets through
+      this[runsOn] = true;
+      return Promise.resolve(null);
+    });
+  },
+
+  'node:compensates-replayed-steps'() {
+    wrapDecide(function (original, declaration, step, decision) {
+      const stepId = declaration.step_id;
+      if (
+        this.mode === 'compensate' &&
+        !isTarget(this, stepId) &&
+        decision.kind === 'replay' &&
+        typeof step?.compensate === 'function'
+      ) {
+        const context = this.stepContext(stepId, 'compensation');
+        quietly(() => step.compensate(decision.value, context));
+      }
+      return original.call(this, declaration, step, decision);
+    });
+  },
+
+  'node:target-duplicate-unchecked'() {
+    if (!(new DecisionMachine(new Map()).seen instanceof Map)) throw new Error('DecisionMachine has no seen map');
+    wrap(Pass.prototype, 'claim', (original) =>
+      function claim(stepId) {
+        if (isTarget(this, stepId)) this.machine.seen.delete(stepId); // a repeat is not a duplicate
+        return original.call(this, stepId);
+      },
+    );
+  },
+
+  'node:replay-reruns-callback'() {
+    wrapDecide(function (original, declaration, step, decision) {
+      const stepId = declaration.step_id;
+      const result = original.call(this, declaration, step, decision);
+      if (decision.kind !== 'replay' || typeof step?.callback !== 'function' || isTarget(this, stepId)) return result;
+      const operation = this.target?.operation_id ?? 'replay';
+      return Promise.resolve().then(() => step.callback(contextFor(this, stepId, operation, 1, 'forward')));
+    });
+  },
+
+  'node:drop-replayed-failure'() {
+    wrapDecide(function (original, declaration, step, decision) {
+      if (decision.kind === 'replay_failed' && !isTarget(this, declaration.step_id)) return Promise.resolve(null);
+      return original.call(this, declaration, step, decision);
+    });
+  },
+
+  'node:no-duplicate-blocker'() {
+    wrap(DecisionMachine.prototype, 'declare', (original) =>
+      function declare(stepId, source) {
+        this.seen.delete(stepId);
+        return original.call(this, stepId, source);
+      },
+    );
+  },
+
+  'node:attempt-off-by-one'() {
+    wrap(Pass.prototype, 'stepContext', (original) =>
+      function stepContext(stepId, phase) {
+        const context = original.call(this, stepId, phase);
+        return Object.freeze({ ...context, attempt: context.attempt - 1 });
+      },
+    );
+  },
+
+  'node:compensate-without-forward'() {
+    wrap(Pass.prototype, 'reachTarget', (original) =>
+      function reachTarget(declaration, step, decision) {
+        if (
+          this.mode === 'compensate' &&
+          declaration.type === 'step' &&
+          decision.kind !== 'replay' &&
+          typeof step?.compensate === 'function'
+        ) {
+          return original.call(this, declaration, step, { kind: 'replay', value: null });
+        }
+        return original.call(this, declaration, step, decision);
+      },
+    );
+  },
+
+  'node:forward-runs-other-callbacks'() {
+    wrapDecide(function (original, declaration, step, decision) {
+      const stepId = declaration.step_id;
+      if (
+        this.mode === 'forward' &&
+        !isTarget(this, stepId) &&
+        decision.kind === 'unresolved' &&
+        typeof step?.callback === 'function'
+      ) {
+        const context = contextFor(this, stepId, this.target.operation_id, 1, 'forward');
+        return Promise.resolve().then(() => step.callback(context));
+      }
+      return original.call(this, declaration, step, decision);
+    });
+  },
+};
+
+/** The patch table and the catalog must name the same mutants (a stale one fails loudly). */
+function catalogProblems() {
+  const missing = Object.keys(CATALOG).filter((name) => !Object.hasOwn(PATCHES, name));
+  const extra = Object.keys(PATCHES).filter((name) => !Object.hasOwn(CATALOG, name));
+  return [
+    ...missing.map((name) => `${name}: in node_mutants.json but has no patch`),
+    ...extra.map((name) => `${name}: has a patch but is not in node_mutants.json`),
+  ];
+}
+
+/** `--check NAME...`: each patch applied alone (one child process each); `NAME: problem` per failure. */
+function check(names) {
+  if (names.length === 1) {
+    const [name] = names;
+    if (!Object.hasOwn(PATCHES, name)) {
+      console.log(`${name}: unknown mutant`);
+      return 1;
+    }
+    try {
+      PATCHES[name]();
+    } catch (error) {
+      console.log(`${name}: ${error?.name ?? 'Error'}: ${error?.message ?? error}`);
+      return 1;
+    }
+    return 0;
+  }
+  const problems = catalogProblems();
+  for (const problem of problems) console.log(problem);
+  let failures = problems.length;
+  for (const name of names.length > 0 ? names : Object.keys(CATALOG).sort()) {
+    const done = spawnSync(process.execPath, [...process.execArgv, SELF, '--check', name], { encoding: 'utf8' });
+    process.stdout.write(done.stdout);
+    if (done.status !== 0) {
+      failures += 1;
+      if (done.stdout === '') console.log(`${name}: exited ${done.status}: ${done.stderr.trim().slice(-500)}`);
+    }
+  }
+  return failures > 0 ? 1 : 0;
+}
+
+function help() {
+  console.log(USAGE);
+  console.log('\nThe Node reference host (runners/node/host.js) with one fault applied in memory.\n');
+  console.log('  NAME          serve as the reference host with mutant NAME applied');
+  console.log('  none          serve as the unpatched reference host (the baseline)');
+  console.log('  --check [NAME...]  report each named patch (default: all) that no longer applies');
+  console.log("\nUse it as an SDK: ryusen-conform run --sdk 'node tests/mutants/node_mutant_host.js NAME'");
+  console.log('Check one mutant fast: python -m tests.mutants.kill_matrix --only NAME');
+  const names = Object.keys(CATALOG).sort();
+  console.log(`\n${names.length} mutants:`);
+  for (const name of names) console.log(`  ${name}: ${CATALOG[name]}`);
+  return 0;
+}
+
+function log(message) {
+  process.stderr.write(`[ryusen-node host] ${message}\n`);
+}
+
+/** Apply the named mutant, then serve exactly as runners/node/host.js does when started. */
+function main(args) {
+  if (args[0] === '-h' || args[0] === '--help') return help();
+  if (args[0] === '--check') return check(args.slice(1));
+  if (args.length !== 1 || args[0].startsWith('-')) {
+    process.stderr.write(`${USAGE}\n(node_mutant_host.js --help lists the mutants)\n`);
+    return 2;
+  }
+  const [name] = args;
+  const problems = catalogProblems();
+  if (problems.length > 0) {
+    process.stderr.write(`${problems.join('\n')}\n`);
+    return 2;
+  }
+  if (name !== 'none' && !Object.hasOwn(PATCHES, name)) {
+    process.stderr.write(`unknown mutant ${JSON.stringify(name)}; known: ${Object.keys(CATALOG).sort().join(', ')}\n`);
+    return 2;
+  }
+  if (name !== 'none') PATCHES[name]();
+  process.stderr.write(`mutant host: ${name}\n`);
+  process.on('unhandledRejection', (reason) => log(`unhandled rejection: ${reason?.stack ?? reason}`));
+  process.stdout.on('error', (error) => {
+    log(`stdout: ${error.message}`);
+    process.exit(1);
+  });
+  serve(process.stdin, process.stdout).then(
+    (code) => process.exit(code),
+    (error) => {
+      log(`fatal: ${error?.stack ?? error}`);
+      process.exit(1);
+    },
+  );
+  return undefined;
+}
+
+const status = main(process.argv.slice(2));
+if (status !== undefined) process.exitCode = status;
