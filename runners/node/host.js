@@ -98,6 +98,11 @@ class PlainApplicationClass {
 }
 
 async function unportable(ctx, input) {
+  return unportableValue(input);
+}
+
+/** The value §13.4 names: conform.unportable's return value and run.unportable's result. */
+function unportableValue(input) {
   switch (input) {
     case 'nan':
       return NaN;
@@ -249,6 +254,7 @@ class Program {
         // `throw`: a plain Error, not an SDK record; the callback returns a rejected promise (§13.2).
         const throwMessage = member(op, 'throw', isString, { optional: true });
         const echoIdentity = member(op, 'echo', isBool, { optional: true }) === true;
+        const unportableName = member(op, 'unportable', isString, { optional: true });
         const compensateSpec = member(op, 'compensate', (v) => typeof v === 'boolean' || isObject(v), { optional: true });
         let compensate;
         if (compensateSpec === true) {
@@ -275,6 +281,7 @@ class Program {
           if (echoIdentity) {
             return { phase: 'forward', run_id: s.runId, step_id: s.stepId, operation_id: s.operationId, attempt: new I64(s.attempt) };
           }
+          if (unportableName !== undefined) return unportableValue(unportableName);
           return result;
         });
         const options = { compensate };

@@ -30,6 +30,28 @@ from .trace import Trace
 _MISSING = object()
 
 
+class PlainObject:
+    """An instance of a plain application class: not portable (§13.4)."""
+
+    def __init__(self) -> None:
+        self.field = 1
+
+
+def unportable_value(what: Any) -> Any:
+    """The value §13.4 names: `conform.unportable`'s return value and `run.unportable`'s result."""
+    if what == "nan":
+        return float("nan")
+    if what == "infinity":
+        return float("inf")
+    if what == "non_string_keys":
+        return {1: "one"}
+    if what == "object":
+        return PlainObject()
+    if what == "closure":
+        return lambda: what
+    return what
+
+
 class NativeFailure(RuntimeError):
     """The `throw` op (§13.2): Python's own error, not an SDK record; the SDK maps it to
     `app.unhandled` (§11.5)."""
@@ -230,6 +252,7 @@ class Program:
         fail = parse_record(op["fail"]) if "fail" in op else None
         throw = _get(op, "throw", _is_str, None)
         echo = _get(op, "echo", _is_bool, False)
+        unportable = _get(op, "unportable", _is_str, None)
         compensate_spec = _get(op, "compensate", _any, False)
         retry = Retry(max_attempts=attempts, backoff=1000) if attempts is not None else None
 
@@ -243,6 +266,8 @@ class Program:
                 raise NativeFailure(throw)
             if echo:
                 return {"phase": "forward"} | _echo(step)
+            if unportable is not None:
+                return unportable_value(unportable)
             return result
 
         compensate: Callable[[StepContext, Any], Any] | None

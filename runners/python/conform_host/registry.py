@@ -7,15 +7,8 @@ from typing import Any
 
 from ryusen_sdk import Registry, Retry, StepContext, Workflow
 
-from .program import Program
+from .program import Program, unportable_value
 from .trace import Trace
-
-
-class PlainObject:
-    """An instance of a plain application class: not portable (§13.4)."""
-
-    def __init__(self) -> None:
-        self.field = 1
 
 
 def build_registry(ambient: Mapping[str, str], trace: Trace | None = None) -> Registry:
@@ -64,17 +57,7 @@ def build_registry(ambient: Mapping[str, str], trace: Trace | None = None) -> Re
 
     @registry.function("conform.unportable")
     def unportable(ctx: Workflow, input: Any) -> Any:
-        if input == "nan":
-            return float("nan")
-        if input == "infinity":
-            return float("inf")
-        if input == "non_string_keys":
-            return {1: "one"}
-        if input == "object":
-            return PlainObject()
-        if input == "closure":
-            return lambda: input
-        return input
+        return unportable_value(input)
 
     registry.trigger("conform.saga.order-retried", "order.retried", saga)
     registry.trigger("conform.saga.order-created", "order.created", saga)
