@@ -12,9 +12,10 @@ from pathlib import Path
 from fakepeer import atomic
 from fakepeer.authoring.formatting import format_document
 from fakepeer.cases import fixture_schema
+from fakepeer.protocol.messages import CONFORM_INSTANCE_ID, CONFORM_RELEASE_ID, CONFORM_SCOPE
+from fakepeer.protocol.version import PROTOCOL_VERSION
 
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9_.-]*")
-SCOPE = {"workspace_id": "ws-conform", "application_id": "app-conform"}
 
 
 class ScaffoldError(Exception):
@@ -33,9 +34,9 @@ def _steps(category: str) -> list[dict]:
                 "send": {
                     "kind": "conform.register",
                     "body": {
-                        "scope": SCOPE,
-                        "release_id": "rel-conform-1",
-                        "instance_id": "conform-instance-1",
+                        "scope": dict(CONFORM_SCOPE),
+                        "release_id": CONFORM_RELEASE_ID,
+                        "instance_id": CONFORM_INSTANCE_ID,
                     },
                 }
             },
@@ -43,13 +44,21 @@ def _steps(category: str) -> list[dict]:
             {
                 "send": {
                     "kind": "register_ack",
-                    "body": {"version": "1.0", "capabilities": [], "required_capabilities": []},
+                    "body": {
+                        "version": PROTOCOL_VERSION,
+                        "capabilities": [],
+                        "required_capabilities": [],
+                    },
                 }
             },
             {
                 "expect": {
                     "kind": "conform.registration_outcome",
-                    "body": {"status": "registered", "version": "1.0", "capabilities": []},
+                    "body": {
+                        "status": "registered",
+                        "version": PROTOCOL_VERSION,
+                        "capabilities": [],
+                    },
                 }
             },
         ]
@@ -59,7 +68,7 @@ def _steps(category: str) -> list[dict]:
                 "send": {
                     "kind": "conform.publish",
                     "body": {
-                        "scope": SCOPE,
+                        "scope": dict(CONFORM_SCOPE),
                         "expected_parent": None,
                         "registry": {"functions": [{"id": "f"}], "triggers": []},
                     },

@@ -21,6 +21,7 @@ from dataclasses import replace
 from fakepeer.cases.model import Fixture, SendStep, Step
 from fakepeer.protocol.limits import MAX_FRAME_BYTES, MAX_REQUEST_BYTES
 from fakepeer.protocol.messages import encode_envelope
+from fakepeer.protocol.version import PROTOCOL_VERSION
 
 #: The member added by `unknown-members`; its value is deliberately not a tagged value.
 UNKNOWN_MEMBER = "x-conform-unknown"
@@ -50,7 +51,7 @@ def _with_unknown_members(envelope: dict) -> dict:
 
 
 def _with_higher_minor(envelope: dict) -> dict:
-    if envelope.get("version") != "1.0":
+    if envelope.get("version") != PROTOCOL_VERSION:
         return envelope
     return dict(envelope, version=HIGHER_MINOR)
 

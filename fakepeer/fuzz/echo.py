@@ -10,7 +10,7 @@ import json
 import time
 from dataclasses import dataclass
 
-from fakepeer.protocol.version import PROTOCOL_VERSION
+from fakepeer.protocol.messages import envelope
 from fakepeer.session.sdk import SdkSession, SessionError, decode
 from fakepeer.session.targets import SdkTarget
 from fakepeer.transport.errors import TransportError
@@ -31,19 +31,15 @@ def invoke_payload(frame_id: str, doc: object) -> bytes:
 
     ASCII (`\\u` escapes) so that lone surrogates, which have no UTF-8, still travel (§3.3).
     """
-    envelope = {
-        "version": PROTOCOL_VERSION,
-        "kind": "invoke",
-        "id": frame_id,
-        "body": {
-            "run_id": "fuzz-run",
-            "function_id": ECHO_FUNCTION,
-            "mode": "discover",
-            "input": doc,
-            "history": [],
-        },
+    body = {
+        "run_id": "fuzz-run",
+        "function_id": ECHO_FUNCTION,
+        "mode": "discover",
+        "input": doc,
+        "history": [],
     }
-    return json.dumps(envelope, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+    invoke = envelope("invoke", body, frame_id)
+    return json.dumps(invoke, separators=(",", ":"), ensure_ascii=True).encode("ascii")
 
 
 class EchoSession:
@@ -66,14 +62,14 @@ class EchoSession:
         try:
             self.session.ensure_started(deadline)
             self.session.send(invoke_payload(frame_id, doc), deadline)
-            envelope = decode(self.session.receive(deadline))
+            answer = decode(self.session.receive(deadline))
         except TransportError as exc:
             return self._broken(f"{exc.reason}: {exc.detail}")
         except SessionError as exc:
             return self._broken(exc.reason)
-        if envelope.get("id") != frame_id:
-            return self._broken(f"answered on id {envelope.get('id')!r}, not {frame_id!r}")
-        return EchoReply(envelope)
+        if answer.get("id") != frame_id:
+            return self._broken(f"answered on id {answer.get('id')!r}, not {frame_id!r}")
+        return EchoReply(answer)
 
     def _broken(self, reason: str) -> EchoReply:
         tail = self.session.discard()  # read after the kill, so the host's last words are in it

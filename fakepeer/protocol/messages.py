@@ -30,13 +30,15 @@ MALFORMED: Final = "protocol.malformed"
 UNSUPPORTED_VERSION: Final = "protocol.unsupported_version"
 UNKNOWN_VARIANT: Final = "protocol.unknown_variant"
 
-#: The envelope's members, in the order §2 checks them.
+#: The identity the bench registers a conformance host under (§12.1 `conform.register`).
+CONFORM_SCOPE: Final = {"workspace_id": "ws-conform", "application_id": "app-conform"}
+CONFORM_RELEASE_ID: Final = "rel-conform-1"
+CONFORM_INSTANCE_ID: Final = "conform-instance-1"
 
-_H = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 _H1 = "sha256:" + "1" * 64
 _H2 = "sha256:" + "2" * 64
 _H3 = "sha256:" + "3" * 64
-_SCOPE = {"workspace_id": "ws-conform", "application_id": "app-conform"}
+_SCOPE = CONFORM_SCOPE
 _CAPS = list(CAPABILITIES)
 _ERROR = {
     "category": "payments.card_declined",
@@ -109,6 +111,11 @@ def envelope(kind: str, body: dict[str, Any], ident: str = "example#1") -> dict[
     return {"version": PROTOCOL_VERSION, "kind": kind, "id": ident, "body": body}
 
 
+def encode_frame(kind: str, body: dict[str, Any], ident: str) -> bytes:
+    """The frame payload of an envelope built from parts (`envelope`, then `encode_envelope`)."""
+    return encode_envelope(envelope(kind, body, ident))
+
+
 _CATALOG: tuple[MessageKind, ...] = (
     MessageKind(
         "register",
@@ -118,8 +125,8 @@ _CATALOG: tuple[MessageKind, ...] = (
             "register",
             {
                 "scope": _SCOPE,
-                "release": {"kind": "versioned", "id": "rel-conform-1"},
-                "instance_id": "conform-instance-1",
+                "release": {"kind": "versioned", "id": CONFORM_RELEASE_ID},
+                "instance_id": CONFORM_INSTANCE_ID,
                 "manifest_hash": _H1,
                 "functions": [
                     "conform.echo",
@@ -132,7 +139,7 @@ _CATALOG: tuple[MessageKind, ...] = (
                     "value_codec": "ryusen.tagged/1",
                     "capabilities": _CAPS,
                 },
-                "versions": ["1.0"],
+                "versions": [PROTOCOL_VERSION],
                 "capabilities": _CAPS,
                 "capacity": {"max_concurrent": 1},
                 "sdk": {
@@ -152,7 +159,7 @@ _CATALOG: tuple[MessageKind, ...] = (
         example=envelope(
             "register_ack",
             {
-                "version": "1.0",
+                "version": PROTOCOL_VERSION,
                 "capabilities": ["compensation", "timers"],
                 "required_capabilities": [],
             },
@@ -413,7 +420,7 @@ _CATALOG: tuple[MessageKind, ...] = (
         opens_exchange=True,
         example=envelope(
             "conform.register",
-            {"scope": _SCOPE, "release_id": None, "instance_id": "conform-instance-1"},
+            {"scope": _SCOPE, "release_id": None, "instance_id": CONFORM_INSTANCE_ID},
         ),
     ),
     MessageKind(
@@ -487,7 +494,11 @@ _CATALOG: tuple[MessageKind, ...] = (
         "12.3",
         example=envelope(
             "conform.registration_outcome",
-            {"status": "registered", "version": "1.0", "capabilities": ["compensation", "timers"]},
+            {
+                "status": "registered",
+                "version": PROTOCOL_VERSION,
+                "capabilities": ["compensation", "timers"],
+            },
         ),
     ),
     MessageKind(
@@ -508,8 +519,6 @@ KINDS: Final[dict[str, MessageKind]] = {kind.name: kind for kind in _CATALOG}
 REQUEST_KINDS: Final = frozenset(k.name for k in _CATALOG if k.opens_exchange)
 #: Server answers the bench sends within the current exchange.
 SERVER_ANSWER_KINDS: Final = frozenset(k.name for k in _CATALOG if k.server_answer)
-
-# A blob hash used by documentation examples of §3.1 (the SHA-256 of the empty string).
 
 
 class ProtocolViolation(Exception):

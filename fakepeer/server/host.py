@@ -14,8 +14,8 @@ import time
 from collections.abc import Callable
 
 from fakepeer.protocol.manifest import ManifestStore
-from fakepeer.protocol.version import PROTOCOL_VERSION
-from fakepeer.session.sdk import CONFORM_SCOPE, SdkSession, SessionError, decode, encode
+from fakepeer.protocol.messages import CONFORM_SCOPE, encode_envelope, encode_frame
+from fakepeer.session.sdk import SdkSession, SessionError, StrayAnswer, decode
 from fakepeer.session.wire import WireLog
 from fakepeer.transport.errors import TransportError
 
@@ -56,13 +56,13 @@ class InvokeEncoder:
             else:
                 data = _json_bytes(value)
             members.append(_json_bytes(key) + b":" + data)
-        head = {"version": PROTOCOL_VERSION, "kind": "invoke", "id": ident}
-        return _json_bytes(head)[:-1] + b',"body":{' + b",".join(members) + b"}}"
+        head = encode_frame("invoke", {}, ident).removesuffix(b"{}}")  # ends in `"body":`
+        return head + b"{" + b",".join(members) + b"}}"
 
 
 def _json_bytes(value: object) -> bytes:
     """`value` as `encode_envelope` writes it (compact UTF-8, a lone surrogate escaped)."""
-    return encode(value)  # type: ignore[arg-type]
+    return encode_envelope(value)  # type: ignore[arg-type]
 
 
 class HostFault(Exception):
@@ -110,7 +110,7 @@ class HostLink:
         if kind == "invoke":
             payload = self._invokes.encode(ident, body)
         else:
-            payload = encode({"version": PROTOCOL_VERSION, "kind": kind, "id": ident, "body": body})
+            payload = encode_frame(kind, body, ident)
         self.session.send(payload, self._deadline(), self.wire)
 
     def _read(self, ident: str) -> dict:
@@ -120,10 +120,7 @@ class HostLink:
         except (TransportError, SessionError) as exc:
             raise HostFault(_reason(exc)) from None
         if envelope.get("id") != ident:
-            raise HostFault(
-                f"answered out of turn: expected id {ident!r}, got {envelope.get('id')!r} "
-                f"(kind {envelope.get('kind')!r})"
-            )
+            raise HostFault(StrayAnswer.unexpected(payload, envelope, ident).reason)
         violations = self._validate(envelope)
         if violations:
             raise HostFault(

@@ -14,6 +14,7 @@ from typing import Any
 from fakepeer.protocol.canonical import canonical_bytes
 from fakepeer.protocol.limits import MAX_VALUE_BYTES
 from fakepeer.protocol.manifest import ManifestStore
+from fakepeer.protocol.messages import CONFORM_SCOPE
 from fakepeer.server.clock import Scheduler, VirtualClock
 from fakepeer.server.events import AcceptedEvent, EventLog, Wait
 from fakepeer.server.host import HostFault, HostLink
@@ -36,7 +37,6 @@ from fakepeer.server.state import (
 )
 from fakepeer.server.timeline import Entry, Timeline
 from fakepeer.session.effects import check_invariants
-from fakepeer.session.sdk import CONFORM_SCOPE
 
 #: A simulation stops after this many invocations (a run that can never finish, e.g. admission
 #: closed for good, would otherwise loop forever on the virtual clock).

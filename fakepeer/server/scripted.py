@@ -12,7 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 from fakepeer.protocol.manifest import ManifestStore, contents_bytes
-from fakepeer.session.sdk import CONFORM_SCOPE
+from fakepeer.protocol.messages import CONFORM_SCOPE
+from fakepeer.protocol.version import PROTOCOL_VERSION
 
 CONTRACT = {"protocol_major": 1, "value_codec": "ryusen.tagged/1", "capabilities": []}
 
@@ -25,7 +26,7 @@ def register_body(functions: list[str], instance: str = "i-1", release: str = "r
         "manifest_hash": "sha256:" + "0" * 64,
         "functions": sorted(functions),
         "contract": dict(CONTRACT),
-        "versions": ["1.0"],
+        "versions": [PROTOCOL_VERSION],
         "capabilities": [],
         "capacity": {"max_concurrent": 1},
         "sdk": {"name": "fake", "version": "0", "language": "python", "runtime": "test"},

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from fakepeer.cases.model import ExpectStep, Fixture, RawSendStep, SendStep, Step
 from fakepeer.cases.variants import FRESH_PROCESS
 from fakepeer.compare import Comparer, Finding
-from fakepeer.protocol.version import PROTOCOL_VERSION
+from fakepeer.protocol.messages import encode_frame
 from fakepeer.session.attribution import blame, owner
 from fakepeer.session.effects import (
     TraceProblem,
@@ -26,7 +26,7 @@ from fakepeer.session.effects import (
 )
 from fakepeer.session.outcomes import Outcome
 from fakepeer.session.results import CaseResult
-from fakepeer.session.sdk import SdkSession, SessionError, StrayAnswer, decode, encode
+from fakepeer.session.sdk import SdkSession, SessionError, StrayAnswer, decode
 from fakepeer.session.wire import WireLog
 from fakepeer.transport.errors import TransportError, TransportTimeout
 
@@ -209,8 +209,7 @@ def _answers(steps: Sequence[Step], index: int, exchange_id: str) -> bool:
 def _ask_trace(session: SdkSession, deadline: float, wire: WireLog) -> str:
     """Queue `conform.trace` (§12.4); the id its answer must carry."""
     ident = f"bench.effects#{next(_trace_ids)}"
-    envelope = {"version": PROTOCOL_VERSION, "kind": "conform.trace", "id": ident, "body": {}}
-    session.send(encode(envelope), deadline, wire)
+    session.send(encode_frame("conform.trace", {}, ident), deadline, wire)
     return ident
 
 

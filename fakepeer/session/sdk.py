@@ -13,7 +13,12 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from fakepeer.protocol import fastpath, strictjson
-from fakepeer.protocol.messages import encode_envelope
+from fakepeer.protocol.messages import (
+    CONFORM_INSTANCE_ID,
+    CONFORM_RELEASE_ID,
+    CONFORM_SCOPE,
+    encode_frame,
+)
 from fakepeer.protocol.version import PROTOCOL_VERSION, negotiated_version
 from fakepeer.session.wire import WireLog
 from fakepeer.transport.base import Transport
@@ -22,9 +27,6 @@ from fakepeer.transport.errors import TransportError, TransportTimeout
 if TYPE_CHECKING:
     from fakepeer.session.results import CaseResult
 
-CONFORM_SCOPE = {"workspace_id": "ws-conform", "application_id": "app-conform"}
-CONFORM_RELEASE_ID = "rel-conform-1"
-CONFORM_INSTANCE_ID = "conform-instance-1"
 SHUTDOWN_WAIT_SECONDS = 1.0
 #: How long the bench listens after a session's last case for a frame nobody asked for (a
 #: second answer to that case) before it sends `conform.shutdown`.
@@ -99,9 +101,6 @@ class StrayAnswer(SessionError):
         stray = StrayAnswer(reason, self.ident, self.kind, self.payload)
         stray.stderr = stderr
         return stray
-
-
-encode = encode_envelope
 
 
 def decode(payload: bytes) -> dict:
@@ -255,7 +254,7 @@ class SdkSession:
         now = time.monotonic()
         until = now + SHUTDOWN_WAIT_SECONDS if deadline is None else min(deadline, now + 1.0)
         try:
-            transport.send(self._envelope("conform.shutdown", {}, "bench.shutdown"), until)
+            transport.send(encode_frame("conform.shutdown", {}, "bench.shutdown"), until)
         except TransportError:
             pass
         transport.close(wait=max(0.0, until - time.monotonic()))
@@ -337,7 +336,7 @@ class SdkSession:
     ) -> tuple[str, dict]:
         """Send a bench request with a fresh id; return (id, the answer) after checking its id."""
         ident = self._next_id(kind)
-        self.send(self._envelope(kind, body, ident), deadline, wire)
+        self.send(encode_frame(kind, body, ident), deadline, wire)
         return ident, self.expect_answer(ident, deadline, wire)
 
     def expect_answer(self, ident: str, deadline: float | None, wire: WireLog | None) -> dict:
@@ -384,7 +383,7 @@ class SdkSession:
             "capabilities": list(offered),
             "required_capabilities": [],
         }
-        self.send(self._envelope("register_ack", ack, ident), deadline, wire)
+        self.send(encode_frame("register_ack", ack, ident), deadline, wire)
         outcome = self.expect_answer(ident, deadline, wire)
         status = (
             outcome.get("body", {}).get("status") if isinstance(outcome.get("body"), dict) else None
@@ -407,10 +406,6 @@ class SdkSession:
     def _next_id(self, kind: str) -> str:
         self._counter += 1
         return f"bench.{kind.removeprefix('conform.')}#{self._counter}"
-
-    @staticmethod
-    def _envelope(kind: str, body: dict, ident: str) -> bytes:
-        return encode({"version": PROTOCOL_VERSION, "kind": kind, "id": ident, "body": body})
 
 
 def with_note(reason: str, note: str | None) -> str:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from fakepeer.protocol.manifest import Activation, Conflict, ManifestStore, Unauthorized
+from fakepeer.protocol.messages import CONFORM_SCOPE
 from fakepeer.server.loop import ModelServer
 from fakepeer.server.script import ScriptItem
-from fakepeer.session.sdk import CONFORM_SCOPE
 
 from .fakes import FakeLink, publication, steps_then_complete
 

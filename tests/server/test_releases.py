@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import copy
 
+from fakepeer.protocol.messages import CONFORM_SCOPE
 from fakepeer.server.releases import Refused, ReleaseRegistry, Requirement
-from fakepeer.session.sdk import CONFORM_SCOPE
 
 from .fakes import register_body
 
