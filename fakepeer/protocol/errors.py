@@ -49,9 +49,6 @@ RESERVED_CATEGORIES: Final = (
     PROTOCOL_UNKNOWN_FUNCTION,
 )
 
-#: The category an SDK maps an ordinary (non-record) language exception to (§11.5).
-APP_UNHANDLED: Final = "app.unhandled"
-
 
 def is_reserved(category: str) -> bool:
     """True for the `sdk.` and `protocol.` namespaces, reserved for the §5.2 meanings.

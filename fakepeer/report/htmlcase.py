@@ -1,6 +1,6 @@
 """One case's details section in the HTML report: rule, outcome, diff, stderr and wire log.
 
-Each section is a `<details>` element whose id the matrix cells link to, so a failing case is one
+Each section is a `<details>` element whose id the grid cells link to, so a failing case is one
 click from the exchange that produced it.
 """
 

@@ -1,7 +1,7 @@
 """Merging shard reports (`ryusen-conform merge`): one report per SDK label, cases unioned.
 
 Shards of a multi-SDK run each hold every SDK with their share of the cases; the merge keeps the
-SDKs in the order they first appear, so the matrix columns stay in `--sdk` order.
+SDKs in the order they first appear, so the tally columns stay in `--sdk` order.
 """
 
 from __future__ import annotations
@@ -26,20 +26,15 @@ class Merged:
     selection: dict | None = None
 
 
-def merge_reports(paths: Sequence[Path], **checks: bool) -> RunResult:
-    """Combine shard reports; a case reported by two shards for one SDK is an error."""
-    return merge_documents(paths, **checks).run
-
-
 def merge_documents(
     paths: Sequence[Path], *, allow_partial: bool = False, allow_mixed: bool = False
 ) -> Merged:
-    """As merge_reports, keeping the fixture catalog too (for the HTML report).
+    """Combine shard reports, keeping the fixture catalog too (for the HTML report).
 
     Every input is checked against the report schema. Unless told otherwise, the reports must
     be of one selection of fixtures (`allow_mixed`) and together hold all of it: every shard
-    1..N once, every selected case for every SDK (`allow_partial`). An interrupted shard makes
-    the merged run interrupted.
+    1..N once, every selected case for every SDK (`allow_partial`). A case two reports hold
+    for one SDK is an error. An interrupted shard makes the merged run interrupted.
     """
     if not paths:
         raise ReportError("merge needs at least one report")

@@ -53,7 +53,7 @@ def two_sdk_args(corpus: Path) -> list[str]:
     ]
 
 
-def test_two_sdks_print_the_matrix_and_write_every_report(corpus: Path, tmp_path: Path) -> None:
+def test_two_sdks_print_the_tally_and_write_every_report(corpus: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     result = conform(
         "run",

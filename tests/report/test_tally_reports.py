@@ -164,7 +164,7 @@ def _tally_rows(text: str) -> dict[str, list[str]]:
     return rows
 
 
-def test_console_prints_one_matrix_after_the_sdk_details(two_sdks) -> None:
+def test_console_prints_one_tally_after_the_sdk_details(two_sdks) -> None:
     text = _console_text(two_sdks, color_system=None)
     assert text.index("SDK sdk-a") < text.index("SDK sdk-b") < text.index("categories x SDKs")
     assert text.index("ERROR t.crash", text.index("SDK sdk-b")) < text.index("categories x SDKs")
@@ -176,7 +176,7 @@ def test_console_prints_one_matrix_after_the_sdk_details(two_sdks) -> None:
     assert rows["total"] == ["4/8 3 fail 1 error", "2/8 4 fail 1 error 1 skip"]
 
 
-def test_console_matrix_cells_are_coloured(two_sdks) -> None:
+def test_console_tally_cells_are_coloured(two_sdks) -> None:
     text = _console_text(two_sdks, color_system="standard", force_terminal=True)
     tally = text.split("categories x SDKs", 1)[1]
     assert re.search(r"\x1b\[32m3/3\x1b\[0m", tally)  # all pass: green
@@ -184,7 +184,7 @@ def test_console_matrix_cells_are_coloured(two_sdks) -> None:
     assert re.search(r"\x1b\[36m0/1 1 skip\x1b\[0m", tally)  # skipped: cyan
 
 
-def test_console_with_one_sdk_has_no_matrix(fixtures) -> None:
+def test_console_with_one_sdk_has_no_tally(fixtures) -> None:
     run = run_suite([MockSdk().target("only")], fixtures, RunOptions())
     assert "categories x SDKs" not in _console_text(run, color_system=None)
 
@@ -206,7 +206,7 @@ def _validate(document: dict) -> None:
     assert errors == [], [error.message for error in errors]
 
 
-def test_json_matrix_validates_and_counts(two_sdks, info) -> None:
+def test_json_tally_validates_and_counts(two_sdks, info) -> None:
     document = to_document(two_sdks, info)
     _validate(document)
     matrix = document["matrix"]
@@ -240,7 +240,7 @@ def test_json_cases_name_their_rule(two_sdks, info) -> None:
     }
 
 
-def test_reports_without_a_matrix_still_validate(two_sdks) -> None:
+def test_reports_without_a_tally_still_validate(two_sdks) -> None:
     document = to_document(two_sdks)
     del document["matrix"]
     _validate(document)
@@ -259,7 +259,7 @@ def _shard_documents(tmp_path: Path, fixtures, info) -> list[Path]:
     return paths
 
 
-def test_merge_of_multi_sdk_shards_rebuilds_the_matrix(tmp_path: Path, fixtures, info) -> None:
+def test_merge_of_multi_sdk_shards_rebuilds_the_tally(tmp_path: Path, fixtures, info) -> None:
     merged = merge_documents(_shard_documents(tmp_path, fixtures, info))
     whole = run_suite(
         [MockSdk().target("sdk-a"), DivergentSdk(["compensation"]).target("sdk-b")],
@@ -300,7 +300,7 @@ def test_junit_has_one_suite_per_sdk(two_sdks) -> None:
     assert root.get("tests") == "16"
 
 
-def test_markdown_has_the_matrix_and_failures_per_sdk(two_sdks) -> None:
+def test_markdown_has_the_tally_and_failures_per_sdk(two_sdks) -> None:
     text = to_markdown(to_document(two_sdks))
     assert "| category | `sdk-a` | `sdk-b` |" in text
     assert "| discovery | ✅ 3/3 | ❌ 2/3 1 fail |" in text

@@ -14,7 +14,7 @@ VOID = frozenset("area base br col embed hr img input link meta param source tra
 
 @dataclass
 class CellLink:
-    """A link inside a matrix cell (`<td class="cell s-...">`)."""
+    """A link inside a cell of the tally or the grid (`<td class="cell s-...">`)."""
 
     cell_class: str
     href: str | None
