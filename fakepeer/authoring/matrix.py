@@ -30,11 +30,7 @@ def _relative(path: Path | None, root: Path) -> str | None:
 
 def entry(fixture: Fixture, root: Path) -> dict:
     """One fixture's row: what it checks, which RFD 2 sentences its quote falls in, where it is."""
-    rule: dict = {"section": fixture.rule.section, "quote": fixture.rule.quote}
-    if fixture.rule.protocol is not None:
-        rule["protocol"] = fixture.rule.protocol
-    if fixture.rule.decision is not None:
-        rule["decision"] = fixture.rule.decision
+    rule = fixture.rule.to_json()
     rule["sentences"] = [
         sentence.number for sentence in load_rfd().sentences_for(fixture.rule.quote)
     ]

@@ -71,11 +71,10 @@ def lifecycle_fixture(document: dict, file: Path | None = None) -> Fixture:
         )
     except MacroError as exc:
         raise FixtureError([FixtureProblem(file, exc.pointer, exc.message)]) from None
-    rule = document["rule"]
     return Fixture(
         id=document["id"],
         title=document["title"],
-        rule=Rule(rule["section"], rule["quote"], rule.get("protocol")),
+        rule=Rule.from_json(document["rule"]),
         category=document["category"],
         level=document["level"],
         capabilities=tuple(document["capabilities"]),

@@ -142,11 +142,10 @@ def fixture_from_document(document: object, file: Path | None = None) -> Fixture
     if not any(isinstance(step, ExpectStep) for step in steps):
         problems.append(FixtureProblem(file, "/steps", "a fixture has at least one expect step"))
         raise FixtureError(problems)
-    rule = document["rule"]
     return Fixture(
         id=document["id"],
         title=document["title"],
-        rule=Rule(rule["section"], rule["quote"], rule.get("protocol"), rule.get("decision")),
+        rule=Rule.from_json(document["rule"]),
         category=document["category"],
         level=document["level"],
         capabilities=tuple(document["capabilities"]),

@@ -75,6 +75,28 @@ class Rule:
     protocol: str | None = None
     decision: str | None = None
 
+    @classmethod
+    def from_json(cls, record: dict) -> Rule:
+        """The `rule` member of a fixture (or of a report's case, which may lack parts)."""
+        return cls(
+            record.get("section", ""),
+            record.get("quote", ""),
+            record.get("protocol"),
+            record.get("decision"),
+        )
+
+    def to_json(self, *, decision: bool = True) -> dict:
+        """The `rule` member: section and quote, then protocol and decision when set.
+
+        `decision=False` leaves the decision out (the JSON report's rule has none).
+        """
+        record = {"section": self.section, "quote": self.quote}
+        if self.protocol is not None:
+            record["protocol"] = self.protocol
+        if decision and self.decision is not None:
+            record["decision"] = self.decision
+        return record
+
 
 @dataclass(frozen=True)
 class Fixture:

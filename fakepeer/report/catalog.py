@@ -20,10 +20,8 @@ class CaseInfo:
     rule: Rule
 
     def rule_json(self) -> dict:
-        rule = {"section": self.rule.section, "quote": self.rule.quote}
-        if self.rule.protocol:
-            rule["protocol"] = self.rule.protocol
-        return rule
+        """The JSON report's `rule` of the case (report.schema.json: no decision)."""
+        return self.rule.to_json(decision=False)
 
 
 Catalog = Mapping[str, CaseInfo]
@@ -41,8 +39,5 @@ def catalog_from_document(document: dict) -> dict[str, CaseInfo]:
         for case in sdk.get("cases", []):
             rule = case.get("rule")
             if isinstance(rule, dict) and "title" in case:
-                catalog[case["id"]] = CaseInfo(
-                    case["title"],
-                    Rule(rule.get("section", ""), rule.get("quote", ""), rule.get("protocol")),
-                )
+                catalog[case["id"]] = CaseInfo(case["title"], Rule.from_json(rule))
     return catalog
