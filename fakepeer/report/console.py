@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from fakepeer.report.tally import Cell, Status, build_tally
-from fakepeer.session.outcomes import OUTCOME_ORDER, Outcome
+from fakepeer.session.outcomes import DETAILED, OUTCOME_ORDER, Outcome
 from fakepeer.session.results import CaseResult, RunResult, SdkRun
 from fakepeer.session.targets import SdkTarget
 
@@ -141,7 +141,7 @@ def _print_sdk(console: Console, sdk: SdkRun, run: RunResult) -> None:
     table.add_row("[bold]total[/bold]", *(f"[bold]{tally[o.value]}[/bold]" for o in OUTCOME_ORDER))
     console.print(table)
     for case in sdk.results:
-        if case.outcome in (Outcome.FAIL, Outcome.ERROR, Outcome.XPASS):
+        if case.outcome in DETAILED:
             print_case(console, case, run.strict, run.lenient)
     console.print()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fakepeer.report.registry import Reporter
 from fakepeer.report.tally import Cell, Status, Tally, tally_from_json
-from fakepeer.session.outcomes import OUTCOME_ORDER, summary_line
+from fakepeer.session.outcomes import DETAILED, OUTCOME_ORDER, summary_line
 
 _STDERR_LINES = 30
 _MARK = {
@@ -67,7 +67,7 @@ def _sdk_section(sdk: dict, tally: Tally) -> list[str]:
     tally = sdk["summary"]
     lines.append("| **total** | " + " | ".join(f"**{tally[o]}**" for o in outcomes) + " |")
     lines.append("")
-    problems = [c for c in sdk["cases"] if c["outcome"] in ("fail", "error", "xpass")]
+    problems = [c for c in sdk["cases"] if c["outcome"] in DETAILED]
     if problems:
         lines.extend(["### Failing cases", ""])
     for case in problems:

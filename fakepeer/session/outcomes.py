@@ -23,6 +23,8 @@ class Outcome(StrEnum):
 
 OUTCOME_ORDER = tuple(Outcome)
 FAILING = frozenset({Outcome.FAIL, Outcome.ERROR})
+#: The outcomes whose cases every report details (reason, diff): failures and xpass.
+DETAILED = FAILING | {Outcome.XPASS}
 
 EXIT_OK = 0
 EXIT_FAILURES = 1
