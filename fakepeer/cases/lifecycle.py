@@ -19,7 +19,7 @@ from jsonschema.exceptions import best_match
 
 from fakepeer.cases.errors import FixtureError, FixtureProblem
 from fakepeer.cases.macros import MacroError, expand
-from fakepeer.cases.model import Fixture, Rule
+from fakepeer.cases.model import Fixture
 from fakepeer.protocol.pointer import join
 
 SCHEMA_FILE = "lifecycle.schema.json"
@@ -71,16 +71,4 @@ def lifecycle_fixture(document: dict, file: Path | None = None) -> Fixture:
         )
     except MacroError as exc:
         raise FixtureError([FixtureProblem(file, exc.pointer, exc.message)]) from None
-    return Fixture(
-        id=document["id"],
-        title=document["title"],
-        rule=Rule.from_json(document["rule"]),
-        category=document["category"],
-        level=document["level"],
-        capabilities=tuple(document["capabilities"]),
-        steps=(),
-        path=file,
-        notes=document.get("notes"),
-        document=document,
-        lifecycle=spec,
-    )
+    return Fixture.from_document(document, file, lifecycle=spec)

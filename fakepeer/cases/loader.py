@@ -21,7 +21,6 @@ from fakepeer.cases.model import (
     ExpectStep,
     Fixture,
     RawSendStep,
-    Rule,
     SendStep,
     Step,
 )
@@ -142,19 +141,7 @@ def fixture_from_document(document: object, file: Path | None = None) -> Fixture
     if not any(isinstance(step, ExpectStep) for step in steps):
         problems.append(FixtureProblem(file, "/steps", "a fixture has at least one expect step"))
         raise FixtureError(problems)
-    return Fixture(
-        id=document["id"],
-        title=document["title"],
-        rule=Rule.from_json(document["rule"]),
-        category=document["category"],
-        level=document["level"],
-        capabilities=tuple(document["capabilities"]),
-        steps=tuple(steps),
-        path=file,
-        notes=document.get("notes"),
-        protocol_version=version,
-        document=document,
-    )
+    return Fixture.from_document(document, file, tuple(steps), protocol_version=version)
 
 
 def _misplaced_traces(steps: list[Step], file: Path | None) -> list[FixtureProblem]:

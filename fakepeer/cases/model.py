@@ -120,6 +120,27 @@ class Fixture:
     #: server instead of `steps`; None for an exchange fixture.
     lifecycle: object | None = field(default=None, repr=False, compare=False)
 
+    @classmethod
+    def from_document(
+        cls, document: dict, path: Path | None, steps: tuple[Step, ...] = (), **own: object
+    ) -> Fixture:
+        """A fixture from its checked file: the members every kind of fixture file has, then
+        its `steps` and the kind's `own` fields (an exchange fixture's protocol version, a
+        lifecycle fixture's scenario)."""
+        return cls(
+            id=document["id"],
+            title=document["title"],
+            rule=Rule.from_json(document["rule"]),
+            category=document["category"],
+            level=document["level"],
+            capabilities=tuple(document["capabilities"]),
+            steps=steps,
+            path=path,
+            notes=document.get("notes"),
+            document=document,
+            **own,  # type: ignore[arg-type]
+        )
+
     @property
     def required(self) -> bool:
         return self.level == "required"
