@@ -397,6 +397,22 @@ COMMON_DEFS: Final[dict[str, Any]] = {
     },
 }
 
+
+def _settlement(member: str, definition: str) -> dict[str, Any]:
+    """The body of a step's or compensation's settlement (a targeted answer, §10.4): which attempt of which
+    operation under which fencing generation, and its result `member` (a value or an error)."""
+    return {
+        "type": "object",
+        "required": ["operation_id", "attempt", "fencing_generation", member],
+        "properties": {
+            "operation_id": {"$ref": "common.schema.json#/$defs/non_empty_string"},
+            "attempt": {"$ref": "common.schema.json#/$defs/attempt"},
+            "fencing_generation": {"$ref": "common.schema.json#/$defs/u64_string"},
+            member: {"$ref": f"common.schema.json#/$defs/{definition}"},
+        },
+    }
+
+
 #: Each kind's `body` schema, keyed by kind (catalog order).
 BODIES: Final[dict[str, dict[str, Any]]] = {
     "register": {
@@ -633,46 +649,10 @@ BODIES: Final[dict[str, dict[str, Any]]] = {
             "duplicate_source": {"$ref": "common.schema.json#/$defs/source"},
         },
     },
-    "step_completed": {
-        "type": "object",
-        "required": ["operation_id", "attempt", "fencing_generation", "value"],
-        "properties": {
-            "operation_id": {"$ref": "common.schema.json#/$defs/non_empty_string"},
-            "attempt": {"$ref": "common.schema.json#/$defs/attempt"},
-            "fencing_generation": {"$ref": "common.schema.json#/$defs/u64_string"},
-            "value": {"$ref": "common.schema.json#/$defs/value"},
-        },
-    },
-    "step_failed": {
-        "type": "object",
-        "required": ["operation_id", "attempt", "fencing_generation", "error"],
-        "properties": {
-            "operation_id": {"$ref": "common.schema.json#/$defs/non_empty_string"},
-            "attempt": {"$ref": "common.schema.json#/$defs/attempt"},
-            "fencing_generation": {"$ref": "common.schema.json#/$defs/u64_string"},
-            "error": {"$ref": "common.schema.json#/$defs/error_record"},
-        },
-    },
-    "compensation_completed": {
-        "type": "object",
-        "required": ["operation_id", "attempt", "fencing_generation", "value"],
-        "properties": {
-            "operation_id": {"$ref": "common.schema.json#/$defs/non_empty_string"},
-            "attempt": {"$ref": "common.schema.json#/$defs/attempt"},
-            "fencing_generation": {"$ref": "common.schema.json#/$defs/u64_string"},
-            "value": {"$ref": "common.schema.json#/$defs/value"},
-        },
-    },
-    "compensation_failed": {
-        "type": "object",
-        "required": ["operation_id", "attempt", "fencing_generation", "error"],
-        "properties": {
-            "operation_id": {"$ref": "common.schema.json#/$defs/non_empty_string"},
-            "attempt": {"$ref": "common.schema.json#/$defs/attempt"},
-            "fencing_generation": {"$ref": "common.schema.json#/$defs/u64_string"},
-            "error": {"$ref": "common.schema.json#/$defs/error_record"},
-        },
-    },
+    "step_completed": _settlement("value", "value"),
+    "step_failed": _settlement("error", "error_record"),
+    "compensation_completed": _settlement("value", "value"),
+    "compensation_failed": _settlement("error", "error_record"),
     "target_not_found": {
         "type": "object",
         "required": ["run_id", "step_id", "phase"],
