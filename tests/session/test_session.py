@@ -218,3 +218,38 @@ def test_nothing_waiting_is_only_sure_when_the_transport_can_tell() -> None:
     assert session.nothing_waiting()
     session.reset(None)  # an ack is pending: only `receive` can tell
     assert not session.nothing_waiting()
+
+
+def test_send_deadline_bounds_the_write_of_queued_frames() -> None:
+    """`send` queues; the write at the next flush ends by the earliest deadline given to `send`
+    for a queued frame or to `flush` itself (the base class's contract, transport/base.py)."""
+    from fakepeer.transport.base import Transport
+
+    class Recording(Transport):
+        def __init__(self) -> None:
+            super().__init__()
+            self.writes: list[tuple[int, float | None]] = []
+
+        def send(self, payload: bytes, deadline: float | None = None) -> None:
+            raise AssertionError("the session writes queued frames with send_many")
+
+        def send_many(self, payloads, deadline: float | None = None) -> None:
+            self.writes.append((len(payloads), deadline))
+
+        def receive(self, deadline: float | None = None) -> bytes:
+            raise AssertionError("not reached")
+
+        def close(self, wait: float = 0.0) -> None:
+            pass
+
+    transport = Recording()
+    session = SdkSession(lambda: transport)
+    session.transport = transport
+    session.send(b"a", 50.0)
+    session.send(b"b", 20.0)
+    session.send(b"c", None)
+    session.flush(30.0)
+    session.send(b"d", 40.0)
+    session.flush(None)
+    session.flush(10.0)  # nothing queued: no write
+    assert transport.writes == [(3, 20.0), (1, 40.0)]
