@@ -48,8 +48,13 @@ class RunOptions:
 
 @dataclass
 class _Shared:
-    """State shared by the job threads of one SDK."""
+    """What the job threads of one SDK share: the run's settings, and the state they fill."""
 
+    target: SdkTarget
+    options: RunOptions
+    comparer: Comparer
+    overall: float | None  # the --max-time deadline
+    on_result: ProgressCallback | None
     cases: deque[Fixture]  # popleft is atomic: the jobs need no lock to take the next case
     results: dict[str, CaseResult] = field(default_factory=dict)
     sessions: list[SdkSession] = field(default_factory=list)
@@ -113,16 +118,17 @@ def _run_target(
 ) -> tuple[SdkRun, bool]:
     """One SDK's run, and whether it was interrupted."""
     started = time.monotonic()
-    shared = _Shared(cases=deque(fixtures))
+    shared = _Shared(
+        target, options, Comparer(options.validator), overall, on_result, deque(fixtures)
+    )
     jobs = max(1, min(options.jobs, len(fixtures) or 1))
-    comparer = Comparer(options.validator)
     interrupted = False
     workers: list[threading.Thread] = []
     try:
         if jobs == 1:  # no thread hand-offs on the hot path: the calling thread runs the cases
-            _work(target, shared, options, overall, comparer, on_result)
+            _work(shared)
         else:
-            workers = _start_jobs(jobs, target, shared, options, overall, comparer, on_result)
+            workers = _start_jobs(jobs, shared)
             _join(workers)
     except KeyboardInterrupt:
         interrupted = True
@@ -168,20 +174,12 @@ def _account(
     return run
 
 
-def _start_jobs(
-    jobs: int,
-    target: SdkTarget,
-    shared: _Shared,
-    options: RunOptions,
-    overall: float | None,
-    comparer: Comparer,
-    on_result: ProgressCallback | None,
-) -> list[threading.Thread]:
+def _start_jobs(jobs: int, shared: _Shared) -> list[threading.Thread]:
     workers = [
         threading.Thread(
             target=_work,
-            args=(target, shared, options, overall, comparer, on_result),
-            name=f"conform-{target.label}-{n}",
+            args=(shared,),
+            name=f"conform-{shared.target.label}-{n}",
             daemon=True,
         )
         for n in range(jobs)
@@ -199,20 +197,13 @@ def _join(workers: list[threading.Thread], seconds: float | None = None) -> None
             worker.join(0.2)
 
 
-def _work(
-    target: SdkTarget,
-    shared: _Shared,
-    options: RunOptions,
-    overall: float | None,
-    comparer: Comparer,
-    on_result: ProgressCallback | None,
-) -> None:
-    session = SdkSession(target.factory, options.validator)
+def _work(shared: _Shared) -> None:
+    session = SdkSession(shared.target.factory, shared.options.validator)
     with shared.lock:
         shared.sessions.append(session)
     recent: deque[CaseResult] = deque()
     try:
-        _serve(target, session, shared, options, overall, comparer, on_result, recent)
+        _serve(session, shared, recent)
         _check_late_frame(session)
     except Exception as exc:  # noqa: BLE001 - a bench bug outside any case: the cases it
         if not shared.stop.is_set():  # leaves are accounted for as internal errors
@@ -220,19 +211,11 @@ def _work(
     finally:
         for result in recent:
             _forget_wire(result)
-        session.shutdown(overall)
+        session.shutdown(shared.overall)
 
 
-def _serve(
-    target: SdkTarget,
-    session: SdkSession,
-    shared: _Shared,
-    options: RunOptions,
-    overall: float | None,
-    comparer: Comparer,
-    on_result: ProgressCallback | None,
-    recent: deque[CaseResult],
-) -> None:
+def _serve(session: SdkSession, shared: _Shared, recent: deque[CaseResult]) -> None:
+    options, overall, on_result = shared.options, shared.overall, shared.on_result
     while not shared.stop.is_set():
         try:
             fixture = shared.cases.popleft()
@@ -246,7 +229,7 @@ def _serve(
                     session,
                     fixture,
                     timeout=options.timeout,
-                    comparer=comparer,
+                    comparer=shared.comparer,
                     overall_deadline=overall,
                 )
             except Exception as exc:  # noqa: BLE001 - a bench bug: this case's internal error
@@ -260,7 +243,7 @@ def _serve(
         with shared.lock:
             shared.results[fixture.id] = result
             if on_result is not None:
-                on_result(target, result)
+                on_result(shared.target, result)
 
 
 def _remember(recent: deque[CaseResult], result: CaseResult, session: SdkSession) -> None:
