@@ -8,19 +8,13 @@ level and capabilities; shown in matrix.json and coverage) and played by the mod
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
 from pathlib import Path
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
 
 from fakepeer.cases.errors import FixtureError, FixtureProblem
 from fakepeer.cases.macros import MacroError, expand
 from fakepeer.cases.model import Fixture
-from fakepeer.protocol.pointer import join
+from fakepeer.cases.schema import schema_problems
 
 SCHEMA_FILE = "lifecycle.schema.json"
 MEMBER = "lifecycle"
@@ -41,25 +35,11 @@ def is_lifecycle(document: object) -> bool:
     return isinstance(document, dict) and MEMBER in document
 
 
-@cache
-def lifecycle_schema() -> dict:
-    text = resources.files("fakepeer.cases").joinpath(SCHEMA_FILE).read_text("utf-8")
-    return json.loads(text)
-
-
-@cache
-def _validator() -> Draft202012Validator:
-    return Draft202012Validator(lifecycle_schema())
-
-
 def lifecycle_fixture(document: dict, file: Path | None = None) -> Fixture:
     """Check a lifecycle document against its schema and build the runnable Fixture."""
-    problems = []
-    for error in _validator().iter_errors(document):
-        cause = best_match([error, *error.context]) if error.context else error
-        problems.append(FixtureProblem(file, join(cause.absolute_path), cause.message))
+    problems = schema_problems(document, file, SCHEMA_FILE)
     if problems:
-        raise FixtureError(sorted(problems, key=lambda problem: problem.pointer))
+        raise FixtureError(problems)
     body = document[MEMBER]
     try:
         spec = LifecycleSpec(

@@ -1,4 +1,5 @@
-"""The fixture JSON Schema (fixture.schema.json), with a cached validator and readable errors."""
+"""The fixture JSON Schemas (fixture.schema.json, lifecycle.schema.json): cached validators and
+readable errors."""
 
 from __future__ import annotations
 
@@ -18,21 +19,28 @@ _STEP_KINDS = "a step has exactly one of send, send_raw, send_raw_base64, expect
 
 
 @cache
+def packaged_schema(name: str) -> dict:
+    """A schema document shipped in `fakepeer/cases` (`name`: its file name)."""
+    return json.loads(resources.files("fakepeer.cases").joinpath(name).read_text("utf-8"))
+
+
 def fixture_schema() -> dict:
     """The fixture schema document."""
-    text = resources.files("fakepeer.cases").joinpath(SCHEMA_FILE).read_text("utf-8")
-    return json.loads(text)
+    return packaged_schema(SCHEMA_FILE)
 
 
 @cache
-def _validator() -> Draft202012Validator:
-    return Draft202012Validator(fixture_schema())
+def _validator(name: str) -> Draft202012Validator:
+    return Draft202012Validator(packaged_schema(name))
 
 
-def schema_problems(document: object, file: Path | None) -> list[FixtureProblem]:
-    """Every schema violation of one fixture document, deepest cause first, in document order."""
+def schema_problems(
+    document: object, file: Path | None, schema: str = SCHEMA_FILE
+) -> list[FixtureProblem]:
+    """Every violation of the `schema` file by one fixture document, deepest cause first, in
+    document order."""
     problems = []
-    for error in _validator().iter_errors(document):
+    for error in _validator(schema).iter_errors(document):
         cause = best_match([error, *error.context]) if error.context else error
         problems.append(FixtureProblem(file, join(cause.absolute_path), _explain(cause)))
     problems.sort(key=lambda problem: problem.pointer)
