@@ -17,6 +17,7 @@ from fakepeer.protocol.limits import MAX_HISTORY_ENTRIES, MAX_REQUEST_BYTES
 from fakepeer.protocol.messages import (
     KINDS,
     MALFORMED,
+    SERVER_ANSWER_KINDS,
     UNKNOWN_VARIANT,
     ProtocolViolation,
     parse_envelope,
@@ -125,14 +126,36 @@ def value_violation(envelope: dict[str, Any]) -> ProtocolViolation | None:
     return ProtocolViolation(first.category, first.pointer, first.reason, envelope["id"])
 
 
-def decode_frame(payload: bytes, known_functions: Collection[str] | None = None) -> dict[str, Any]:
+#: The kinds a conformance host (an SDK) receives: the server's and the bench's (§14 directions).
+SDK_RECEIVES = frozenset(k.name for k in KINDS.values() if k.direction in ("S->W", "both", "B->H"))
+
+
+def receiver_violation(envelope: dict[str, Any]) -> ProtocolViolation | None:
+    """An idle SDK's refusal of a kind it never receives or of a server answer out of turn (§2)."""
+    kind = envelope["kind"]
+    if kind not in SDK_RECEIVES:
+        message = f"{kind} is never sent to an SDK"
+        return ProtocolViolation(UNKNOWN_VARIANT, "/kind", message, envelope["id"])
+    if kind in SERVER_ANSWER_KINDS:
+        message = f"{kind} out of turn: no request is open"
+        return ProtocolViolation(MALFORMED, "/kind", message, envelope["id"])
+    return None
+
+
+def decode_frame(
+    payload: bytes, known_functions: Collection[str] | None = None, *, to_sdk: bool = False
+) -> dict[str, Any]:
     """Decode one frame payload through every §2 step; raise ProtocolViolation at the first
     problem, with the category and pointer a `protocol_error` answer must carry (§10.9).
 
     With `known_functions` (an SDK's registry), a decodable discovery for an undeclared
     function is refused too: `protocol.unknown_function` at `/body/function_id` (§11.2).
+    With `to_sdk`, the frame is decoded as an idle SDK receives it: a kind only an SDK sends is
+    an unknown variant and a server answer is out of turn, both at `/kind` right after step 4.
     """
     envelope = parse_envelope(payload)
+    if to_sdk and (violation := receiver_violation(envelope)) is not None:
+        raise violation
     try:
         violation = body_violation(envelope)
     except RecursionError:  # nested past what the schema walk handles: a value or a cause chain

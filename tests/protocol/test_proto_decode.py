@@ -180,13 +180,21 @@ def test_nested_cause_chains_do_not_crash() -> None:
         assert violation.category == "protocol.malformed"
 
 
-def _fixture_cases() -> list[tuple[str, bytes, str, str | None]]:
-    """(name, payload, category, pointer) of every fixture send answered by protocol_error."""
+#: Bench requests a host answers only after the server's answer (a register_ack, a manifest_*).
+OPENS_SERVER_TURN = ("conform.register", "conform.publish")
+
+
+def _fixture_cases() -> list[tuple[str, bytes, str, str | None, bool]]:
+    """(name, payload, category, pointer, idle) of every fixture send answered by
+    protocol_error; `idle` when no request of the host awaits a server answer."""
     macros = pytest.importorskip("fakepeer.cases.macros")
     cases = []
     for path in sorted((REPO / "fixtures").rglob("*.json")):
         steps = json.loads(path.read_text(encoding="utf-8")).get("steps", [])
+        idle = True  # no conform.register or conform.publish is waiting for a server answer
         for step, answer in zip(steps, steps[1:], strict=False):
+            if isinstance(step, dict) and step.get("send", {}).get("kind") in OPENS_SERVER_TURN:
+                idle = False
             expect = answer.get("expect") if isinstance(answer, dict) else None
             if not expect:
                 continue
@@ -221,7 +229,7 @@ def _fixture_cases() -> list[tuple[str, bytes, str, str | None]]:
             else:
                 continue
             pointer = error.get("details", {}).get("pointer")
-            cases.append((path.name, payload, error["category"], pointer))
+            cases.append((path.name, payload, error["category"], pointer, idle))
     return cases
 
 
@@ -229,12 +237,30 @@ def test_decoder_agrees_with_the_fixture_corpus() -> None:
     if not (REPO / "fixtures").is_dir():
         pytest.skip("no fixture corpus")
     disagreements = []
-    for name, payload, category, pointer in _fixture_cases():
+    for name, payload, category, pointer, idle in _fixture_cases():
         try:
-            decode_frame(payload, CONFORMANCE_FUNCTIONS)
+            decode_frame(payload, CONFORMANCE_FUNCTIONS, to_sdk=idle)
             got: tuple[str, str] | None = None
         except ProtocolViolation as violation:
             got = (violation.category, violation.pointer)
         if got is None or got[0] != category or (pointer is not None and got[1] != pointer):
             disagreements.append(f"{name}: fixture {category} {pointer!r}, decoder {got}")
     assert not disagreements, "\n".join(disagreements)
+
+
+@pytest.mark.parametrize(
+    ("kind", "category"),
+    [("declared", "protocol.unknown_variant"), ("conform.ack", "protocol.unknown_variant"),
+     ("register_ack", "protocol.malformed"), ("manifest_conflict", "protocol.malformed")],
+)  # fmt: skip
+def test_an_idle_sdk_refuses_kinds_it_never_receives_and_answers_out_of_turn(
+    kind: str, category: str
+) -> None:
+    """docs/protocol.md §2: a worker or host kind sent to an SDK is an unknown variant; a server
+    answer with no request open is out of turn. Either way the pointer is `/kind`."""
+    payload = _raw(KINDS[kind].example)
+    assert decode_frame(payload) == KINDS[kind].example  # valid as a message of its own
+    with pytest.raises(ProtocolViolation) as raised:
+        decode_frame(payload, to_sdk=True)
+    assert (raised.value.category, raised.value.pointer) == (category, "/kind")
+    assert decode_frame(_raw(KINDS["invoke"].example), to_sdk=True)
