@@ -3,8 +3,9 @@
 
 Both run over the same kind of pipe to a Python subprocess. A bench case is what `ryusen-conform
 run` does per fixture: `conform.reset` and its ack, one `invoke` and its answer, JSON decoding,
-schema validation, canonical comparison, the wire log and the result record. The raw echo does
-the same two round trips of the same payload sizes with no work at all. The bench is judged per
+schema validation, canonical comparison, `conform.trace` and its answer (the effect trace), the
+wire log and the result record. The raw echo sends the same three frames, one round trip each,
+with no work at all. The bench is judged per
 case once the host is up (as the echo is); the whole run, spawn included, is printed too. Usage:
 
     python bench/bench_session.py [--cases 2000] [--repeat 3]
@@ -98,25 +99,33 @@ def bench_session(fixtures: list, validate: bool = True) -> Timing:
     return Timing(elapsed, stamps[-1] - stamps[0])
 
 
-def bench_raw_echo(fixtures: list, host: str = "echo_host.py") -> Timing:
-    """Two round trips per case with the same payloads, through the same transport class.
+RESET = b'{"version":"1.0","kind":"conform.reset","id":"bench.reset#1","body":{}}'
+TRACE = b'{"version":"1.0","kind":"conform.trace","id":"bench.effects#1","body":{}}'
+
+
+def bench_raw_echo(fixtures: list, host: str = "echo_host.py", trace: bool = True) -> Timing:
+    """The frames of a bench case, one round trip each, through the same transport class:
+    `conform.reset`, the invoke and (with `trace`, as every bench case since the effect trace)
+    `conform.trace`.
 
     `steady` is the loop alone, once the host answers; `whole` adds starting the host (about as
     long as the whole loop) and waiting for it to exit.
     """
     started = time.perf_counter()
     transport = SubprocessTransport([sys.executable, str(HERE / host), str(TABLE)])
-    reset = b'{"version":"1.0","kind":"conform.reset","id":"bench.reset#1","body":{}}'
     payloads = [fixture.steps[0].payload for fixture in fixtures]
     try:
-        transport.send(reset)  # the first answer waits for the host's interpreter to start:
+        transport.send(RESET)  # the first answer waits for the host's interpreter to start:
         transport.receive()  # that belongs to the whole run, not to the per-case loop
         looping = time.perf_counter()
         for payload in payloads:
-            transport.send(reset)
+            transport.send(RESET)
             transport.receive()
             transport.send(payload)
             transport.receive()
+            if trace:
+                transport.send(TRACE)
+                transport.receive()
         steady = time.perf_counter() - looping
     finally:
         transport.close(wait=1.0)  # end of input: the host exits
@@ -133,7 +142,7 @@ def main() -> None:
     bench_raw_echo(fixtures[:100])  # warm up imports and caches on both sides
     bench_session(fixtures[:100])
     # Best of N, interleaved: the machine may be shared, and noise only ever slows a run down.
-    names = ("whole", "steady", "stubbed", "echo", "echo_whole", "table")
+    names = ("whole", "steady", "stubbed", "echo", "echo_whole", "echo_two", "table")
     runs: dict[str, list[float]] = {name: [] for name in names}
     for _ in range(args.repeat):
         timing = bench_session(fixtures)
@@ -143,6 +152,7 @@ def main() -> None:
         echo = bench_raw_echo(fixtures)
         runs["echo"].append(echo.steady)
         runs["echo_whole"].append(echo.whole)
+        runs["echo_two"].append(bench_raw_echo(fixtures, trace=False).steady)
         runs["table"].append(bench_raw_echo(fixtures, "table_sdk.py").steady)
     report(args.cases, {name: min(seconds) for name, seconds in runs.items()})
 
@@ -158,15 +168,17 @@ def report(cases: int, best: dict[str, float]) -> None:
     line("bench (table SDK)", best["steady"], steady, "per case, after spawn and handshake")
     line("bench, whole run", best["whole"], cases, "run_suite incl. spawn, handshake, shutdown")
     line("bench, validation stubbed", best["stubbed"], steady, "the difference is validation")
-    line("raw framed echo", best["echo"], cases, "same frames, 2 round trips, no work")
+    line("raw framed echo", best["echo"], cases, "same 3 frames, 1 round trip each, no work")
     line(
         "raw framed echo, whole run", best["echo_whole"], cases, "incl. start and exit of the host"
     )
+    line("raw framed echo, 2 frames", best["echo_two"], cases, "no trace: the floor before #9")
     line("raw table SDK", best["table"], cases, "same frames to the table host, no bench work")
     fixed = best["whole"] - best["steady"] * cases / steady
     print(f"fixed cost of a bench run (spawn, handshake, shutdown): {fixed * 1e3:.0f} ms")
     per_case = best["steady"] / steady
     print(f"ratio bench / raw echo, per case: {best['echo'] / cases / per_case:.2f}")
+    print(f"ratio bench / 2-frame echo, per case: {best['echo_two'] / cases / per_case:.2f}")
     print(
         f"ratio, whole runs: {best['echo_whole'] / best['whole']:.2f} (spawn on both sides); "
         f"{best['echo'] / best['whole']:.2f} (bench spawn against the echo loop alone)"

@@ -4,7 +4,8 @@
 `table_sdk.py [TABLE]` loads TABLE (written by `write_table`: request payload bytes -> answer
 payload bytes, precomputed by the bench) and answers a known request by a dictionary look-up, so
 its cost approaches the echo host's and the bench measures itself, not an SDK. `conform.reset`
-is answered by splicing its id into the ack. Anything else (registration, shutdown, a request
+is answered by splicing its id into the ack, and `conform.trace` (an echo runs no callback) by
+splicing its id into an answer with no events. Anything else (registration, shutdown, a request
 missing from the table) takes the slow path: JSON decoding, as a real host would do. An unknown
 `invoke` is answered `completed` with its own input (an echo function).
 """
@@ -20,6 +21,9 @@ RESET_HEAD = b'{"version":"1.0","kind":"conform.reset","id":"'
 RESET_TAIL = b'","body":{}}'
 ACK_HEAD = b'{"version":"1.0","kind":"conform.ack","id":"'
 ACK_TAIL = b'","body":{}}'
+TRACE_HEAD = b'{"version":"1.0","kind":"conform.trace","id":"'
+TRACE_TAIL = b'","body":{}}'
+NO_EVENTS_TAIL = b'","body":{"events":[]}}'
 CAPABILITIES = ["compensation", "timers"]
 REGISTER = {
     "scope": {"workspace_id": "ws-conform", "application_id": "app-conform"},
@@ -96,6 +100,8 @@ def main():
         if answer is None:
             if payload.startswith(RESET_HEAD) and payload.endswith(RESET_TAIL):
                 answer = ACK_HEAD + payload[head:-tail] + ACK_TAIL
+            elif payload.startswith(TRACE_HEAD) and payload.endswith(TRACE_TAIL):
+                answer = TRACE_HEAD + payload[len(TRACE_HEAD) : -len(TRACE_TAIL)] + NO_EVENTS_TAIL
             else:
                 answer = slow_answer(payload)
                 if answer is None:
