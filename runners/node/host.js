@@ -542,7 +542,8 @@ function isMain() {
   }
 }
 
-if (isMain()) {
+/** Serve stdin/stdout as this process's whole job: log stray rejections, exit with the status. */
+export function serveProcess() {
   process.on('unhandledRejection', (reason) => log(`unhandled rejection: ${reason?.stack ?? reason}`));
   process.stdout.on('error', (error) => {
     log(`stdout: ${error.message}`);
@@ -556,3 +557,5 @@ if (isMain()) {
     },
   );
 }
+
+if (isMain()) serveProcess();

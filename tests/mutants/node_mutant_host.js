@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Pass, WorkflowContext, isSuspended } from '../../runners/node/src/context.js';
 import { DecisionMachine } from '../../runners/node/src/machine.js';
-import { serve } from '../../runners/node/host.js';
+import { serveProcess } from '../../runners/node/host.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const CATALOG = JSON.parse(readFileSync(new URL('./node_mutants.json', import.meta.url), 'utf8'));
@@ -262,10 +262,6 @@ function help() {
   return 0;
 }
 
-function log(message) {
-  process.stderr.write(`[ryusen-node host] ${message}\n`);
-}
-
 /** Apply the named mutant, then serve exactly as runners/node/host.js does when started. */
 function main(args) {
   if (args[0] === '-h' || args[0] === '--help') return help();
@@ -286,18 +282,7 @@ function main(args) {
   }
   if (name !== 'none') PATCHES[name]();
   process.stderr.write(`mutant host: ${name}\n`);
-  process.on('unhandledRejection', (reason) => log(`unhandled rejection: ${reason?.stack ?? reason}`));
-  process.stdout.on('error', (error) => {
-    log(`stdout: ${error.message}`);
-    process.exit(1);
-  });
-  serve(process.stdin, process.stdout).then(
-    (code) => process.exit(code),
-    (error) => {
-      log(`fatal: ${error?.stack ?? error}`);
-      process.exit(1);
-    },
-  );
+  serveProcess();
   return undefined;
 }
 
