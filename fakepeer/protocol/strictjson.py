@@ -46,9 +46,16 @@ def nesting_depth(data: bytes | str, limit: int = MAX_JSON_NESTING) -> int:
     Iterative and linear. Brackets inside strings do not count. When the text has no more
     opening brackets than `limit` the answer is settled by two counts, without a scan.
     """
-    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
-    if raw.count(b"[") + raw.count(b"{") <= limit:
-        return min(raw.count(b"[") + raw.count(b"{"), limit)
+    if isinstance(data, str):  # counted as text; encoded only for the scan below
+        openers = data.count("[") + data.count("{")
+        if openers <= limit:
+            return openers
+        raw = data.encode("utf-8", "surrogatepass")
+    else:
+        raw = bytes(data)
+        openers = raw.count(b"[") + raw.count(b"{")
+        if openers <= limit:
+            return openers
     brackets = _STRING.sub(b"", raw).translate(None, _NOT_BRACKETS)
     depth = deepest = 0
     for byte in brackets:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 PROTOCOL_VERSION = "1.0"
@@ -20,7 +21,15 @@ _VERSION = re.compile(r"(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)")
 
 def parse_version(text: object) -> tuple[int, int]:
     """Parse `MAJOR.MINOR`; raise ValueError for anything else."""
-    if not isinstance(text, str) or not _VERSION.fullmatch(text):
+    if not isinstance(text, str):
+        raise ValueError(f"protocol version must match MAJOR.MINOR, got {text!r}")
+    return _parse_text(text)
+
+
+@functools.lru_cache(maxsize=64)
+def _parse_text(text: str) -> tuple[int, int]:
+    """`parse_version` of a string, remembered: a run meets a few versions, each once per case."""
+    if not _VERSION.fullmatch(text):
         raise ValueError(f"protocol version must match MAJOR.MINOR, got {text!r}")
     major, minor = text.split(".")
     return int(major), int(minor)

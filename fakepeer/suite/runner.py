@@ -250,10 +250,15 @@ def _remember(recent: deque[CaseResult], result: CaseResult, session: SdkSession
     """Keep the wire logs of the last few cases of this process (a late copy of an answer is
     matched against them); older passing cases let go of theirs (bounded memory)."""
     recent.append(result)
-    if len(session.served) > RECENT_CASES:
-        del session.served[: len(session.served) - RECENT_CASES]
-    served = {id(case) for case in session.served}
-    while len(recent) > RECENT_CASES or (recent and id(recent[0]) not in served):
+    served = session.served
+    if len(served) > RECENT_CASES:
+        del served[: len(served) - RECENT_CASES]
+    while len(recent) > RECENT_CASES:
+        _forget_wire(recent.popleft())
+    if len(recent) <= len(served) and served[-len(recent)] is recent[0]:
+        return  # the usual case: this process served every recent case, in the same order
+    kept = {id(case) for case in served}  # a restart began a new process: drop older ones
+    while recent and id(recent[0]) not in kept:
         _forget_wire(recent.popleft())
 
 
