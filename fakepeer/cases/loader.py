@@ -15,7 +15,7 @@ from fakepeer.cases.conformity import message_problems
 from fakepeer.cases.errors import FixtureError, FixtureProblem
 from fakepeer.cases.exchanges import ExchangeCounter
 from fakepeer.cases.lifecycle import is_lifecycle, lifecycle_fixture
-from fakepeer.cases.macros import MacroError, expand
+from fakepeer.cases.macros import MacroError, expand, first_macro
 from fakepeer.cases.model import (
     ExpectedTrace,
     ExpectStep,
@@ -193,6 +193,7 @@ def _build_step(
                 "the text has a lone surrogate, so it has no UTF-8; use send_raw_base64",
             ) from None
         _check_frame_size(payload, path)
+        _refuse_macros_in_raw(raw["send_raw"], path)
         return RawSendStep(payload=payload, exchange_id=counter.for_raw(payload))
     if "send_raw_base64" in raw:
         try:
@@ -240,3 +241,19 @@ def refuse_duplicate_keys(pairs: list[tuple[str, object]]) -> dict:
             raise ValueError(f"the member {key!r} appears twice in one object")
         result[key] = value
     return result
+
+
+def _refuse_macros_in_raw(text: str, path: tuple) -> None:
+    """`send_raw` goes out as written, so a macro in it is an authoring slip (never expanded)."""
+    try:
+        document = strictjson.loads(text)
+    except ValueError:
+        return  # deliberately not JSON
+    found = first_macro(document)
+    if found is not None:
+        pointer, name = found
+        raise _StepProblem(
+            join((*path, "send_raw")),
+            f"the frame holds the macro {name} at {pointer or '(root)'}, which send_raw never"
+            " expands: write the tagged value (or use send), or send_raw_base64 to send it as is",
+        )

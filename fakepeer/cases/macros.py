@@ -32,6 +32,24 @@ def is_macro(node: object) -> bool:
     return isinstance(node, dict) and len(node) == 1 and next(iter(node)).startswith("$")
 
 
+def first_macro(node: object, path: Path = ()) -> tuple[str, str] | None:
+    """(JSON pointer, name) of the first known macro in `node`, or None (document order)."""
+    if is_macro(node) and next(iter(node)) in _MACROS:  # type: ignore[arg-type]
+        return join(path), next(iter(node))  # type: ignore[arg-type]
+    children = (
+        node.items()
+        if isinstance(node, dict)
+        else enumerate(node)
+        if isinstance(node, list)
+        else ()
+    )
+    for key, value in children:
+        found = first_macro(value, (*path, key))
+        if found is not None:
+            return found
+    return None
+
+
 def expand(node: object, path: Path = ()) -> object:
     """Return `node` with every macro expanded (a new document; the input is not changed)."""
     if is_macro(node):

@@ -325,6 +325,18 @@ def test_send_raw_with_lone_surrogate_is_refused() -> None:
         ).expect("x", {}).build()
 
 
+def test_send_raw_with_a_macro_is_refused_with_its_pointer() -> None:
+    """send_raw goes out as written: a `$plain` in it would reach the SDK unexpanded."""
+    raw = '{"version":"1.0","kind":"invoke","id":"x","body":{"input":{"$plain":1}}}'
+    with pytest.raises(FixtureError, match=r"macro \$plain at /body/input.*send_raw_base64"):
+        Scenario("envelope.s", "t", section="s", quote="q", category="envelope").send_raw(
+            raw
+        ).expect("x", {}).build()
+    Scenario("envelope.s", "t", section="s", quote="q", category="envelope").send_raw_base64(
+        raw.encode()
+    ).expect("x", {}).build()  # the escape hatch for a deliberate one
+
+
 def test_envelope_with_lone_surrogate_is_sent_escaped() -> None:
     fixture = (
         Scenario("values.s", "t", section="s", quote="q", category="values")

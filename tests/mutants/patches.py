@@ -2430,3 +2430,41 @@ def _program_record_category_defaulted() -> None:
         return record
 
     replace_everywhere(original, parse_record)
+
+
+# ----------------------------------------------------------------------- the decoding order
+
+
+@mutant("kind-before-version", "an unknown kind is reported before an unsupported major version")
+def _kind_before_version() -> None:
+    codec = _m("ryusen_sdk.codec")
+    errors = _m("ryusen_sdk.errors")
+    original = codec.decode_envelope
+
+    def decode_envelope(payload, receivable=codec.RECEIVABLE_KINDS):
+        try:
+            return original(payload, receivable)
+        except codec.FrameError as exc:
+            if exc.error.category != "protocol.unsupported_version":
+                raise
+            kind = exc.kind
+            if kind not in codec.ALL_KINDS or kind not in receivable:
+                error = errors.ProtocolError("protocol.unknown_variant", "/kind", "unknown kind")
+                raise codec.FrameError(error, exc.reply_id, kind) from None
+            raise
+
+    replace_everywhere(original, decode_envelope)
+
+
+@mutant("values-before-body", "an invoke's input value is converted before its body is checked")
+def _values_before_body() -> None:
+    codec = _m("ryusen_sdk.codec")
+    values = _m("ryusen_sdk.values")
+    original = codec.decode_invoke
+
+    def decode_invoke(envelope, payload_size):
+        if "input" in envelope.body:
+            values.from_tagged(envelope.body["input"], "/body/input")
+        return original(envelope, payload_size)
+
+    replace_everywhere(original, decode_invoke)
