@@ -79,7 +79,7 @@ def fmt_command(
         files = fixture_files(named)
     except FixtureError as exc:
         raise _fail([str(problem) for problem in exc.problems]) from None
-    changed, broken = [], []
+    changed, broken, fixtures = [], [], 0
     for file in files:
         try:
             text = file.read_text(encoding="utf-8")
@@ -87,6 +87,7 @@ def fmt_command(
                 if file in named:
                     broken.append(f"{file}: (root): not a fixture (no `id` and `steps`)")
                 continue
+            fixtures += 1
             formatted = format_text(text)
         except (OSError, UnicodeDecodeError, ValueError) as exc:
             broken.append(f"{file}: (root): expected a JSON document: {exc}")
@@ -107,9 +108,9 @@ def fmt_command(
     for file in changed:
         typer.echo(f"{'would reformat' if check else 'reformatted'} {file}")
     if check and changed:
-        raise _fail(f"{len(changed)} of {len(files)} fixture file(s) need `fixtures fmt`", 1)
+        raise _fail(f"{len(changed)} of {fixtures} fixture file(s) need `fixtures fmt`", 1)
     if not changed:
-        typer.echo(f"{len(files)} fixture file(s) already formatted")
+        typer.echo(f"{fixtures} fixture file(s) already formatted")
 
 
 # ----------------------------------------------------------------------------- new

@@ -27,6 +27,18 @@ def test_fmt_rewrites_then_check_is_clean(runner, app, tmp_path) -> None:
     assert runner.invoke(app, ["fixtures", "fmt", "--check", str(tmp_path)]).exit_code == 0
 
 
+def test_fmt_leaves_other_json_alone_and_counts_only_fixtures(runner, app, tmp_path) -> None:
+    path = write_fixture(tmp_path, fixture_document())
+    other = tmp_path / "values" / "package.json"
+    other.write_text('{"name":  "x"}')
+    assert runner.invoke(app, ["fixtures", "fmt", str(tmp_path)]).exit_code == 0
+    assert other.read_text() == '{"name":  "x"}'
+    result = runner.invoke(app, ["fixtures", "fmt", str(tmp_path)])
+    assert result.exit_code == 0
+    assert "1 fixture file(s) already formatted" in result.output, result.output
+    assert path.read_text().endswith("}\n")
+
+
 def test_fmt_key_order_and_idempotence() -> None:
     document = fixture_document(notes="why")
     shuffled = dict(reversed(list(document.items())))
