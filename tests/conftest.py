@@ -14,3 +14,15 @@ def _fresh_root() -> Iterator[None]:
     """A CLI test may pass `--root DIR`; the next test must not inherit that choice."""
     yield
     configure(None, announce=False)
+
+
+def pytest_ignore_collect(collection_path: object, config: pytest.Config) -> bool | None:
+    """`pytest --ryusen-sdk CMD` in this checkout collects the fixtures alone (as in an SDK's own
+    repository with no tests of ours): the suite's own tests come along only when named, as in
+    `pytest --ryusen-sdk CMD tests/cli`."""
+    if (
+        config.getoption("ryusen_sdk", None)
+        and config.args_source is pytest.Config.ArgsSource.TESTPATHS
+    ):
+        return True
+    return None
