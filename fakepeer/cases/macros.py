@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from fakepeer.protocol.canonical import CanonicalizationError, canonical_bytes
 from fakepeer.protocol.limits import MAX_FRAME_BYTES
@@ -34,15 +34,14 @@ def is_macro(node: object) -> bool:
 
 def first_macro(node: object, path: Path = ()) -> tuple[str, str] | None:
     """(JSON pointer, name) of the first known macro in `node`, or None (document order)."""
-    if is_macro(node) and next(iter(node)) in _MACROS:  # type: ignore[arg-type]
-        return join(path), next(iter(node))  # type: ignore[arg-type]
-    children = (
-        node.items()
-        if isinstance(node, dict)
-        else enumerate(node)
-        if isinstance(node, list)
-        else ()
-    )
+    if isinstance(node, dict):
+        if is_macro(node) and next(iter(node)) in _MACROS:
+            return join(path), next(iter(node))
+        children: Iterable[tuple[str | int, object]] = node.items()
+    elif isinstance(node, list):
+        children = enumerate(node)
+    else:
+        return None
     for key, value in children:
         found = first_macro(value, (*path, key))
         if found is not None:

@@ -33,6 +33,7 @@ from typing import Any
 
 from fakepeer.protocol.limits import I64_MAX, I64_MIN, MAX_DEPTH, MAX_VALUE_BYTES, U64_MAX
 from fakepeer.protocol.pointer import split
+from fakepeer.protocol.strictjson import is_integer
 from fakepeer.protocol.values import decode_bytes_text, parse_f64, parse_int_text
 
 _switch = {"on": os.environ.get("RYUSEN_CONFORM_FAST_PATHS", "1") != "0"}
@@ -62,11 +63,6 @@ _ANNOTATIONS = frozenset(
 _INLINABLE = frozenset(
     {"type", "enum", "const", "pattern", "minLength", "maxLength", "minimum", "maximum"}
 )
-
-
-def _is_integer(x: Any) -> bool:
-    """Strict like the protocol: strictjson parses `1.0` to a float, which is no count (§2)."""
-    return isinstance(x, int) and not isinstance(x, bool)
 
 
 def _is_number(x: Any) -> bool:
@@ -146,7 +142,7 @@ class Compiler:
         self._names: dict[tuple[str, str], str] = {}  # ref target -> its function's name
         self._pending: list[tuple[str, Any, str]] = []  # (name, schema, base) to generate
         self._namespace: dict[str, Any] = {
-            "_is_integer": _is_integer,
+            "_is_integer": is_integer,
             "_is_number": _is_number,
             "_equal": _equal,
             "_enum": _enum,

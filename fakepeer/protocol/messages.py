@@ -116,6 +116,27 @@ def encode_frame(kind: str, body: dict[str, Any], ident: str) -> bytes:
     return encode_envelope(envelope(kind, body, ident))
 
 
+#: A fixed frame's bytes with `%s` where its id goes (ids the bench makes need no escape).
+FrameTemplate = bytes
+
+
+def frame_templates(kind: str, body: bytes = b"{}") -> tuple[FrameTemplate, FrameTemplate]:
+    """A frame whose body is fixed, byte for byte, as hosts usually write it: members in the order
+    of §2 (as `encode_frame` writes it), or sorted (RFC 8785). The hot path sends the first and
+    recognises an answer by either, without JSON."""
+    version, name = PROTOCOL_VERSION.encode("ascii"), kind.encode("ascii")
+    return (
+        b'{"version":"%s","kind":"%s","id":"%%s","body":%s}' % (version, name, body),
+        b'{"body":%s,"id":"%%s","kind":"%s","version":"%s"}' % (body, name, version),
+    )
+
+
+def spelled_as(payload: bytes, templates: tuple[FrameTemplate, ...], ident: str) -> bool:
+    """Whether `payload` is one of `templates` with `ident` spliced in."""
+    raw = ident.encode("ascii")
+    return any(payload == template % raw for template in templates)
+
+
 _CATALOG: tuple[MessageKind, ...] = (
     MessageKind(
         "register",

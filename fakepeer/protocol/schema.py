@@ -25,6 +25,7 @@ from fakepeer.protocol import fastpath
 from fakepeer.protocol.fastpath import Check, Compiler, strict_regex
 from fakepeer.protocol.messages import KINDS, value_positions
 from fakepeer.protocol.pointer import join
+from fakepeer.protocol.strictjson import is_integer
 from fakepeer.protocol.values import ConversionError, validate_value
 
 COMMON = "common"
@@ -77,12 +78,10 @@ def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterat
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-def _is_integer(checker: Any, instance: Any) -> bool:
-    """A protocol count is written without a fraction (docs/protocol.md §2): 1.0 is not one."""
-    return isinstance(instance, int) and not isinstance(instance, bool)
-
-
-_TYPES = Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer)
+#: jsonschema's "integer" admits 1.0; the protocol's does not (strictjson.is_integer).
+_TYPES = Draft202012Validator.TYPE_CHECKER.redefine(
+    "integer", lambda _checker, instance: is_integer(instance)
+)
 _Validator = validators.extend(Draft202012Validator, {"pattern": _pattern}, type_checker=_TYPES)
 
 

@@ -46,16 +46,13 @@ def nesting_depth(data: bytes | str, limit: int = MAX_JSON_NESTING) -> int:
     Iterative and linear. Brackets inside strings do not count. When the text has no more
     opening brackets than `limit` the answer is settled by two counts, without a scan.
     """
-    if isinstance(data, str):  # counted as text; encoded only for the scan below
+    if isinstance(data, str):  # counted as given: text is encoded only for the scan below
         openers = data.count("[") + data.count("{")
-        if openers <= limit:
-            return openers
-        raw = data.encode("utf-8", "surrogatepass")
     else:
-        raw = bytes(data)
-        openers = raw.count(b"[") + raw.count(b"{")
-        if openers <= limit:
-            return openers
+        openers = data.count(b"[") + data.count(b"{")
+    if openers <= limit:
+        return openers
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
     brackets = _STRING.sub(b"", raw).translate(None, _NOT_BRACKETS)
     depth = deepest = 0
     for byte in brackets:
@@ -68,6 +65,12 @@ def nesting_depth(data: bytes | str, limit: int = MAX_JSON_NESTING) -> int:
         else:
             depth -= 1
     return deepest
+
+
+def is_integer(value: Any) -> bool:
+    """A JSON integer as `loads` parses one: written without a fraction or an exponent (`1.0`
+    parses to a float, so it is no count: docs/protocol.md §2); never a bool."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def loads(data: bytes | str, *, max_nesting: int = MAX_JSON_NESTING) -> Any:

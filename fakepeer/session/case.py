@@ -17,7 +17,7 @@ from fakepeer.cases.model import ExpectStep, Fixture, RawSendStep, SendStep, Ste
 from fakepeer.cases.variants import FRESH_PROCESS
 from fakepeer.compare import Comparer, Finding
 from fakepeer.protocol import fastpath
-from fakepeer.protocol.version import PROTOCOL_VERSION
+from fakepeer.protocol.messages import frame_templates, spelled_as
 from fakepeer.session.attribution import blame, owner
 from fakepeer.session.effects import (
     TraceProblem,
@@ -197,15 +197,10 @@ def _clip(deadline: float, overall_deadline: float | None) -> float:
 
 
 _trace_ids = itertools.count(1)
-_V = PROTOCOL_VERSION.encode("ascii")
-#: `conform.trace` as `encode_frame` writes it, with its id spliced in (the id needs no escape).
-_TRACE_TEMPLATE = b'{"version":"%s","kind":"conform.trace","id":"%%s","body":{}}' % _V
-#: An answer with no events, byte for byte, in §2 member order or sorted (RFC 8785): a fast
-#: path takes its events as `[]` without decoding it (hosts answer most invokes so).
-_NO_EVENTS_TEMPLATES = (
-    b'{"version":"%s","kind":"conform.trace","id":"%%s","body":{"events":[]}}' % _V,
-    b'{"body":{"events":[]},"id":"%%s","kind":"conform.trace","version":"%s"}' % _V,
-)
+_TRACE_TEMPLATE = frame_templates("conform.trace")[0]
+#: An answer with no events in either usual spelling: a fast path takes its events as `[]`
+#: without decoding it (hosts answer most invokes so).
+_NO_EVENTS_TEMPLATES = frame_templates("conform.trace", b'{"events":[]}')
 
 
 def _answers(steps: Sequence[Step], index: int, exchange_id: str) -> bool:
@@ -228,10 +223,8 @@ def _read_trace(
 ) -> list[dict]:
     """The host's answer to `conform.trace` `trace_id`: its events, or TraceProblem."""
     payload = session.receive(deadline, wire)
-    if fastpath.enabled():
-        raw = trace_id.encode("ascii")
-        if payload in (_NO_EVENTS_TEMPLATES[0] % raw, _NO_EVENTS_TEMPLATES[1] % raw):
-            return []
+    if fastpath.enabled() and spelled_as(payload, _NO_EVENTS_TEMPLATES, trace_id):
+        return []
     reply = decode(payload)
     got = reply.get("id")
     if got == step.exchange_id:  # the invoke answered twice: say so, as at a script's end

@@ -18,8 +18,10 @@ from fakepeer.protocol.messages import (
     CONFORM_RELEASE_ID,
     CONFORM_SCOPE,
     encode_frame,
+    frame_templates,
+    spelled_as,
 )
-from fakepeer.protocol.version import PROTOCOL_VERSION, negotiated_version
+from fakepeer.protocol.version import negotiated_version
 from fakepeer.session.wire import WireLog
 from fakepeer.transport.base import Transport
 from fakepeer.transport.errors import TransportError, TransportTimeout
@@ -34,12 +36,9 @@ LATE_FRAME_WAIT_SECONDS = 0.2
 #: After this many handshakes in a row fail, the SDK is declared unusable for the run.
 MAX_CONSECUTIVE_START_FAILURES = 2
 
-_V = PROTOCOL_VERSION.encode("ascii")
-_RESET_TEMPLATE = b'{"version":"%s","kind":"conform.reset","id":"%%s","body":{}}' % _V
-#: The `conform.ack` of a reset, byte for byte, as hosts usually write it: members in the order
-#: of §2, or sorted (RFC 8785). Either one passes the ack's checks without decoding it.
-_ACK_TEMPLATE = b'{"version":"%s","kind":"conform.ack","id":"%%s","body":{}}' % _V
-_SORTED_ACK_TEMPLATE = b'{"body":{},"id":"%%s","kind":"conform.ack","version":"%s"}' % _V
+_RESET_TEMPLATE = frame_templates("conform.reset")[0]
+#: The `conform.ack` of a reset in either usual spelling passes its checks without decoding.
+_ACK_TEMPLATES = frame_templates("conform.ack")
 
 TransportFactory = Callable[[], Transport]
 Validator = Callable[[dict], Sequence[object]]
@@ -322,8 +321,7 @@ class SdkSession:
 
     def _check_ack(self, ident: str, payload: bytes) -> None:
         """The answer to reset `ident` must be its `conform.ack` (bytes compared first)."""
-        raw = ident.encode("ascii")
-        if fastpath.enabled() and payload in (_ACK_TEMPLATE % raw, _SORTED_ACK_TEMPLATE % raw):
+        if fastpath.enabled() and spelled_as(payload, _ACK_TEMPLATES, ident):
             return
         answer = self._answer_to(ident, payload)
         if answer.get("kind") != "conform.ack":

@@ -11,7 +11,11 @@ from fakepeer.protocol.messages import (
     REQUEST_KINDS,
     SERVER_ANSWER_KINDS,
     ProtocolViolation,
+    encode_frame,
+    envelope,
+    frame_templates,
     parse_envelope,
+    spelled_as,
 )
 
 
@@ -133,3 +137,17 @@ def test_frame_id_is_kept_for_the_answer() -> None:
 def test_id_length_counts_characters() -> None:
     doc = {**BASE, "id": "\U0001f600" * 256}
     assert parse_envelope(json.dumps(doc, ensure_ascii=False).encode())["id"] == doc["id"]
+
+
+@pytest.mark.parametrize("kind", ["conform.reset", "conform.ack", "conform.trace"])
+def test_frame_templates_are_the_encoders_bytes_and_their_sorted_twin(kind: str) -> None:
+    """The hot path's byte templates (session/sdk.py, session/case.py) say what encode_frame and
+    an RFC 8785 writer say; `spelled_as` recognises exactly those two."""
+    ordered, sorted_ = frame_templates(kind)
+    assert ordered % b"x#1" == encode_frame(kind, {}, "x#1")
+    assert sorted_ % b"x#1" == json.dumps(
+        envelope(kind, {}, "x#1"), sort_keys=True, separators=(",", ":")
+    ).encode()
+    assert spelled_as(sorted_ % b"x#1", (ordered, sorted_), "x#1")
+    assert not spelled_as(ordered % b"x#2", (ordered, sorted_), "x#1")
+    assert not spelled_as(encode_frame(kind, {"a": 1}, "x#1"), (ordered, sorted_), "x#1")
