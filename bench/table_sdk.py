@@ -88,28 +88,36 @@ def slow_answer(payload):
     return b""  # nothing to say
 
 
-def main():
-    table = read_table(sys.argv[1]) if len(sys.argv) > 1 else {}
-    lookup, head, tail = table.get, len(RESET_HEAD), len(RESET_TAIL)
+def serve(answer_for):
+    """Serve frames on stdin/stdout: `answer_for(payload)` gives the answer's bytes, `b""` for
+    none, None to exit. The one frame loop of the bench's test hosts (huge_host.py too)."""
     while True:
         header = IN.read(4)
         if len(header) < 4:
             return 0
-        payload = IN.read(HEADER.unpack(header)[0])
-        answer = lookup(payload)
+        answer = answer_for(IN.read(HEADER.unpack(header)[0]))
         if answer is None:
-            if payload.startswith(RESET_HEAD) and payload.endswith(RESET_TAIL):
-                answer = ACK_HEAD + payload[head:-tail] + ACK_TAIL
-            elif payload.startswith(TRACE_HEAD) and payload.endswith(TRACE_TAIL):
-                answer = TRACE_HEAD + payload[len(TRACE_HEAD) : -len(TRACE_TAIL)] + NO_EVENTS_TAIL
-            else:
-                answer = slow_answer(payload)
-                if answer is None:
-                    return 0
-                if not answer:
-                    continue
-        OUT.write(HEADER.pack(len(answer)) + answer)
-        OUT.flush()
+            return 0
+        if answer:
+            OUT.write(HEADER.pack(len(answer)) + answer)
+            OUT.flush()
+
+
+def main():
+    table = read_table(sys.argv[1]) if len(sys.argv) > 1 else {}
+    lookup, head, tail = table.get, len(RESET_HEAD), len(RESET_TAIL)
+
+    def answer_for(payload):
+        answer = lookup(payload)
+        if answer is not None:
+            return answer
+        if payload.startswith(RESET_HEAD) and payload.endswith(RESET_TAIL):
+            return ACK_HEAD + payload[head:-tail] + ACK_TAIL
+        if payload.startswith(TRACE_HEAD) and payload.endswith(TRACE_TAIL):
+            return TRACE_HEAD + payload[len(TRACE_HEAD) : -len(TRACE_TAIL)] + NO_EVENTS_TAIL
+        return slow_answer(payload)
+
+    return serve(answer_for)
 
 
 if __name__ == "__main__":

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from fakepeer.cases.root import RootError, discover, find_checkout, refuse_installed
+from tests.support.helpers import run_cli as _cli
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -25,16 +24,6 @@ def _clone(tmp_path: Path) -> Path:
     shutil.copytree(REPO / "docs", clone / "docs")
     shutil.copytree(REPO / "fixtures" / "timers", clone / "fixtures" / "timers")
     return clone
-
-
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "fakepeer", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def test_checkout_is_found_from_a_subfolder(tmp_path: Path) -> None:

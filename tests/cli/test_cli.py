@@ -15,18 +15,9 @@ import pytest
 from fakepeer.session import targets
 from fakepeer.transport import CommandError
 from tests.support.helpers import TABLE_HOST, echo_scenario
+from tests.support.helpers import run_cli as conform
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def conform(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "fakepeer", *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=timeout,
-    )
 
 
 @pytest.fixture
@@ -39,7 +30,7 @@ def corpus(tmp_path: Path) -> Path:
     return root
 
 
-def sdk_args(corpus: Path) -> list[str]:
+def sdk_args(corpus: Path, timeout: str = "2") -> list[str]:
     return [
         "--sdk",
         f"{sys.executable} {TABLE_HOST}",
@@ -47,7 +38,7 @@ def sdk_args(corpus: Path) -> list[str]:
         "--fixtures",
         str(corpus),
         "--timeout",
-        "2",
+        timeout,
     ]
 
 
@@ -225,17 +216,7 @@ def _gone(pid: int, seconds: float = 10.0) -> bool:
 
 
 def test_ctrl_c_leaves_no_sdk_process(corpus: Path) -> None:
-    args = [
-        "--sdk",
-        f"{sys.executable} {TABLE_HOST}",
-        "--no-default-fixtures",
-        "--fixtures",
-        str(corpus),
-        "--timeout",
-        "60",
-        "-k",
-        "hang",
-    ]
+    args = [*sdk_args(corpus, timeout="60"), "-k", "hang"]
     bench = subprocess.Popen(
         [sys.executable, "-m", "fakepeer", "run", *args],
         cwd=REPO,

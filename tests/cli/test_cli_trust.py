@@ -15,20 +15,9 @@ import pytest
 
 from fakepeer.cases.loader import repository_root
 from tests.hostile.bench_run import host_command, write_fixtures
+from tests.support.helpers import run_cli as cli
 
 ROOT = repository_root()
-
-
-def cli(*args: str, cwd: Path = ROOT, timeout: float = 120, **popen) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "fakepeer", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-        **popen,
-    )
 
 
 def assert_one_line_error(done: subprocess.CompletedProcess, *fragments: str) -> None:

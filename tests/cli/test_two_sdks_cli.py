@@ -6,28 +6,18 @@ SDK B is the same host offering fewer capabilities, so the timers case is skippe
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 from tests.support.helpers import TABLE_HOST, echo_scenario
+from tests.support.helpers import run_cli as conform
 from tests.support.html_check import check_html
 
 REPO = Path(__file__).resolve().parents[2]
 SDK_A = f"{sys.executable} {TABLE_HOST}"
 SDK_B = f"/usr/bin/env TABLE_HOST_CAPABILITIES=compensation {sys.executable} {TABLE_HOST}"
-
-
-def conform(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "fakepeer", *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=120,
-    )
 
 
 @pytest.fixture

@@ -145,9 +145,10 @@ def test_frame_templates_are_the_encoders_bytes_and_their_sorted_twin(kind: str)
     an RFC 8785 writer say; `spelled_as` recognises exactly those two."""
     ordered, sorted_ = frame_templates(kind)
     assert ordered % b"x#1" == encode_frame(kind, {}, "x#1")
-    assert sorted_ % b"x#1" == json.dumps(
-        envelope(kind, {}, "x#1"), sort_keys=True, separators=(",", ":")
-    ).encode()
+    assert (
+        sorted_ % b"x#1"
+        == json.dumps(envelope(kind, {}, "x#1"), sort_keys=True, separators=(",", ":")).encode()
+    )
     assert spelled_as(sorted_ % b"x#1", (ordered, sorted_), "x#1")
     assert not spelled_as(ordered % b"x#2", (ordered, sorted_), "x#1")
     assert not spelled_as(encode_frame(kind, {"a": 1}, "x#1"), (ordered, sorted_), "x#1")

@@ -2,13 +2,30 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
 from fakepeer.cases import Scenario
 
+REPO = Path(__file__).resolve().parents[2]
 HOSTS = Path(__file__).resolve().parents[1] / "hosts"
 TABLE_HOST = HOSTS / "table_host.py"
+
+
+def run_cli(
+    *args: str, cwd: Path = REPO, timeout: float = 120, **popen: object
+) -> subprocess.CompletedProcess[str]:
+    """`python -m fakepeer ARGS` in `cwd` (default: this checkout), its output captured as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "fakepeer", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        **popen,  # type: ignore[arg-type]
+    )
 
 
 def host_command(name: str) -> list[str]:
