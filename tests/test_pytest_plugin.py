@@ -69,3 +69,15 @@ def test_a_failure_shows_the_cli_diff_and_k_x_select(tmp_path: Path) -> None:
     block = cli.stdout.splitlines()[start : start + 3]
     for line in block:
         assert line in plugin.stdout, (line, plugin.stdout[-1500:])
+
+
+def test_in_this_checkout_the_option_collects_the_fixtures_alone() -> None:
+    """`pytest --ryusen-sdk CMD` from the repository root (issue 11's command) collects the
+    fixtures, not this repository's own tests (tests/conftest.py); named paths add tests."""
+    sdk = str(ROOT / "runners" / "python" / "conform")
+    corpus = len(load_fixtures([default_fixture_dir()]))
+    result = _pytest(ROOT, "--ryusen-sdk", sdk, "--collect-only")  # -q twice: counts per file
+    counts = [line for line in result.stdout.splitlines() if line.strip()]
+    assert counts == [f"ryusen-conform: {corpus}"], result.stdout[-2000:]
+    named = _pytest(ROOT, "--ryusen-sdk", sdk, "--collect-only", "tests/cli/test_atomic_writes.py")
+    assert "tests/cli/test_atomic_writes.py: 3" in named.stdout.splitlines(), named.stdout
