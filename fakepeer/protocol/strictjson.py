@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import threading
 from typing import Any
 
 from fakepeer.protocol.limits import MAX_JSON_NESTING
@@ -77,28 +78,44 @@ def loads(data: bytes | str, *, max_nesting: int = MAX_JSON_NESTING) -> Any:
     """Parse one JSON text strictly; StrictJsonError (a ValueError) says what was refused."""
     if nesting_depth(data, max_nesting) > max_nesting:
         raise StrictJsonError(f"JSON nested deeper than {max_nesting} levels")
-    overflowed: list[_Overflow] = []
-
-    def number(text: str) -> float | _Overflow:
-        value = float(text)
-        if math.isfinite(value):
-            return value
-        overflowed.append(_Overflow(text))
-        return overflowed[-1]
-
+    if not isinstance(data, str):  # as json.loads reads bytes
+        data = data.decode(json.detect_encoding(data), "surrogatepass")
+    if data.startswith("\ufeff"):  # as json.loads refuses it
+        raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", data, 0)
+    _local.overflowed = False
     try:
-        document = json.loads(
-            data, object_pairs_hook=refuse_repeated_keys, parse_constant=refuse_constant,
-            parse_float=number,
-        )  # fmt: skip
+        document = _decoder().decode(data)
     except StrictJsonError:
         raise
     except RecursionError:  # unreachable below MAX_JSON_NESTING; kept as a last guard
         raise StrictJsonError(f"JSON nested deeper than {max_nesting} levels") from None
-    if overflowed:
+    if _local.overflowed:
         pointer, literal = _first_overflow(document)
         raise StrictJsonError(f"the number {literal} does not fit a double", pointer)
     return document
+
+
+#: Per thread: the decoder (building one and its scanner costs about what parsing a small frame
+#: does, so it is made once) and whether the current parse met a literal beyond the doubles.
+_local = threading.local()
+
+
+def _number(text: str) -> float | _Overflow:
+    value = float(text)
+    if math.isfinite(value):
+        return value
+    _local.overflowed = True
+    return _Overflow(text)
+
+
+def _decoder() -> json.JSONDecoder:
+    decoder = getattr(_local, "decoder", None)
+    if decoder is None:
+        decoder = _local.decoder = json.JSONDecoder(
+            object_pairs_hook=refuse_repeated_keys, parse_constant=refuse_constant,
+            parse_float=_number,
+        )  # fmt: skip
+    return decoder
 
 
 def refuse_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
