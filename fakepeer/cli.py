@@ -3,8 +3,8 @@
 Exit status: 0 when every required case passes or is a known failure, 1 on failures, 2 on usage
 or fixture errors, 3 when the bench itself failed on a case (an internal error: no verdict), 130
 when a signal (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT) interrupted the run. After a run, the last line
-printed is exactly `N passed, N failed` (then `, N errors` and `, N skipped` when there are any),
-for CI systems to read.
+printed is exactly `N passed, N failed` (then `, N errors`, `, N skipped`, `, N xfailed`,
+`, N xpassed` and `, N known-failure list errors` when there are any), for CI systems to read.
 """
 
 from __future__ import annotations
@@ -42,7 +42,6 @@ from fakepeer.session import (
     EXIT_INTERRUPTED,
     EXIT_USAGE,
     RunResult,
-    summary_line,
     targets_from_options,
 )
 from fakepeer.streams import PipeSafeStream
@@ -171,7 +170,8 @@ Exit status: 0 every required case passed or is a listed known failure; 1 a case
 or a listed known failure passed or is no fixture (unless --lenient); 2 usage or fixture errors;
 3 the bench itself failed on a case (an internal error: no verdict); 130 interrupted (Ctrl-C,
 SIGTERM, SIGHUP, SIGQUIT), with the reports written and unfinished cases marked not run.
-The last line is 'N passed, N failed', then ', N errors' and ', N skipped' when there are any.
+The last line is 'N passed, N failed', then ', N errors', ', N skipped', ', N xfailed',
+', N xpassed' and ', N known-failure list errors' when there are any.
 """
 
 
@@ -318,8 +318,9 @@ def run(
         result = run_suite(targets, selected, options, on_result=progress.advance)
     result.lenient = lenient
     known_lists.apply(result, known)
+    if not update_failures:
+        result.list_problems = known_lists.problems(known, corpus_ids)
     print_run(console, result)
-    problems = [] if update_failures else known_lists.problems(known, corpus_ids)
     whole = selected if parsed_shard is None else with_variants(unsharded, chosen_variants)
     info = RunInfo(
         shard=str(parsed_shard) if parsed_shard else None,
@@ -332,7 +333,7 @@ def run(
         _update_failures(result, known, corpus_ids, console)
     if write_failures is not None and not result.interrupted:
         _write_failures(result, write_failures, console)
-    _finish(result, problems, lenient)
+    _finish(result)
 
 
 def _check_positive(option: str, seconds: float) -> None:
@@ -430,11 +431,13 @@ def _write_failures(result: RunResult, path: Path, console) -> None:
     console.print(f"wrote {count} failure(s) to {path}", markup=False)
 
 
-def _finish(result: RunResult, problems: list[str] = (), lenient: bool = False) -> None:
+def _finish(result: RunResult, floor: int = 0) -> None:
+    """The closing lines and the exit status: never greener than `floor` (what merged shards
+    exited with)."""
     sys.stderr.flush()
     sys.stdout.flush()
-    for problem in problems:
-        tag = "warning" if lenient else "error"
+    for problem in result.list_problems:
+        tag = "warning" if result.lenient else "error"
         print(f"known failures: {tag}: {problem}", flush=True)
     if result.interrupted:
         not_run = sum(case.not_run for sdk in result.sdks for case in sdk.results)
@@ -448,9 +451,9 @@ def _finish(result: RunResult, problems: list[str] = (), lenient: bool = False) 
             f"the bench itself failed on {internal} case(s) (see `internal error` in "
             "their reasons); this run is no verdict: please report it"
         )
-    print(summary_line(result.counts()), flush=True)
+    print(result.summary(), flush=True)
     status = result.exit_status()
-    raise typer.Exit(status if lenient or not problems else max(status, 1))
+    raise typer.Exit(max(status, floor))
 
 
 # ----------------------------------------------------------------------------- schema
@@ -516,7 +519,12 @@ def merge(
     print_run(console, result)
     info = RunInfo(catalog=merged.catalog, selection=merged.selection)
     _write_reports(to_document(result, info), reports, console)
-    _finish(result)
+    worst = max(merged.shard_statuses.values(), default=0)
+    if worst > result.exit_status():
+        for path, status in merged.shard_statuses.items():
+            if status > result.exit_status():
+                print(f"merge: {path} exited {status}: the merged run is no greener", flush=True)
+    _finish(result, floor=worst)
 
 
 # ----------------------------------------------------------------------------- fixtures sub-app

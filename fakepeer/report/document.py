@@ -73,6 +73,7 @@ def to_document(run: RunResult, info: RunInfo = RunInfo()) -> dict:
         "case_timeout": info.timeout,
         "exit_status": run.exit_status(),
         "interrupted": run.interrupted,
+        "list_problems": list(run.list_problems),
         "summary": {**tally, "total": sum(tally.values())},
         "matrix": build_tally(run).to_json(),
         "sdks": [_sdk_document(sdk, run, info.catalog) for sdk in run.sdks],
@@ -170,6 +171,7 @@ def run_from_document(document: dict) -> RunResult:
         strict=bool(document.get("strict", False)),
         lenient=bool(document.get("lenient", False)),
         interrupted=bool(document.get("interrupted", False)),
+        list_problems=list(document.get("list_problems", [])),
     )
 
 

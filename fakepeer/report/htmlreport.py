@@ -21,7 +21,7 @@ from fakepeer.report.htmlcase import case_details
 from fakepeer.report.htmltext import anchor, attr, category_anchor, text
 from fakepeer.report.registry import Reporter
 from fakepeer.report.tally import OUTCOME_STATUS, Cell, Status, Tally, build_tally, case_status
-from fakepeer.session.outcomes import OUTCOME_ORDER, summary_line
+from fakepeer.session.outcomes import OUTCOME_ORDER
 from fakepeer.session.results import CaseResult, RunResult
 
 _SLOT = re.compile(r"\{\{(\w+)\}\}")
@@ -49,7 +49,7 @@ def html_chunks(document: dict) -> Iterator[str]:
     tally = build_tally(run)
     slots: dict[str, Callable[[], Iterable[str]]] = {
         "version": lambda: [attr(__version__)],  # used in an attribute and in text
-        "title": lambda: [text(f"Ryusen conformance: {summary_line(run.counts())}")],
+        "title": lambda: [text(f"Ryusen conformance: {run.summary()}")],
         "header": lambda: [_header(run, info)],
         "sdks": lambda: [_sdks(run, tally)],
         "summary": lambda: [_summary(tally)],
@@ -97,13 +97,24 @@ def _header(run: RunResult, info: RunInfo) -> str:
     return "\n".join(
         [
             "<h1>Ryusen conformance report</h1>",
-            f'<p class="totals"><span class="{verdict}">&nbsp;{text(summary_line(tally))}'
+            f'<p class="totals"><span class="{verdict}">&nbsp;{text(run.summary())}'
             f'&nbsp;</span> <span class="muted">(exit status {status})</span></p>',
             f'<p class="badges">{badges}</p>',
             f'<p class="muted">{" · ".join(facts)}</p>',
+            _list_problems(run),
             _failing_links(run),
         ]
     )
+
+
+def _list_problems(run: RunResult) -> str:
+    """The --known-failures problems (an id naming no fixture): they fail the run too."""
+    if not run.list_problems:
+        return ""
+    tag = "warning" if run.lenient else "error"
+    items = "\n".join(f"<li>{tag}: {text(problem)}</li>" for problem in run.list_problems)
+    count = len(run.list_problems)
+    return f"<h3>Known-failure list problems ({count})</h3>\n<ul>\n{items}\n</ul>"
 
 
 def _failing_links(run: RunResult) -> str:

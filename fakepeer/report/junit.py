@@ -42,10 +42,32 @@ def to_junit(document: dict) -> ET.ElementTree:
         for key, value in tally.items():
             suite.set(key, _number(key, value))
             totals[key] += value
+    if document.get("list_problems"):
+        _add_list_problems(root, document, totals)
     for key, value in totals.items():
         root.set(key, _number(key, value))
     ET.indent(root)
     return ET.ElementTree(root)
+
+
+def _add_list_problems(root: ET.Element, document: dict, totals: dict[str, float]) -> None:
+    """One failing testcase per --known-failures problem, so a CI test view that shows only
+    testcases still shows why the run failed (a warning, as <system-out>, under --lenient)."""
+    problems = document["list_problems"]
+    suite = ET.SubElement(root, "testsuite", name="known-failure lists")
+    failures = 0
+    for problem in problems:
+        element = ET.SubElement(suite, "testcase", classname="known-failures", name=_clip(problem))
+        element.set("time", "0.000000")
+        if document.get("lenient"):
+            ET.SubElement(element, "system-out").text = _clip(f"warning: {problem}")
+        else:
+            ET.SubElement(element, "failure", message=_clip(problem), type="known-failures")
+            failures += 1
+    counts = {"tests": len(problems), "failures": failures, "errors": 0, "skipped": 0, "time": 0}
+    for key, value in counts.items():
+        suite.set(key, _number(key, value))
+        totals[key] += value
 
 
 def _number(key: str, value: float) -> str:

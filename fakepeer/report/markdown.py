@@ -24,7 +24,13 @@ def to_markdown(document: dict) -> str:
         lines.extend(_tally_section(tally))
     for sdk in document["sdks"]:
         lines.extend(_sdk_section(sdk, tally))
-    summary = summary_line(document["summary"])
+    problems = document.get("list_problems", [])
+    if problems:
+        tag = "warning" if document.get("lenient") else "error"
+        lines.extend(["## Known-failure list problems", ""])
+        lines.extend(f"- {tag}: {_escape(problem)}" for problem in problems)
+        lines.append("")
+    summary = summary_line(document["summary"], len(problems))
     lines.append(f"**{summary}** (exit status {document['exit_status']})")
     return "\n".join(lines) + "\n"
 
@@ -78,6 +84,8 @@ def _sdk_section(sdk: dict, tally: Tally) -> list[str]:
             f"{case['level']}): {tag}: {_escape(case['reason'])}</summary>"
         )
         lines.append("")
+        if case["outcome"] == "xpass":
+            lines.extend(["Listed as a known failure, but it passed: take it off the list.", ""])
         if case["diff_text"]:
             lines.extend(["```", case["diff_text"], "```"])
         if case["stderr_tail"]:

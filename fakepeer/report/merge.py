@@ -24,6 +24,8 @@ class Merged:
     catalog: dict[str, CaseInfo] = field(default_factory=dict)
     #: The selection all the reports were shards of (None when unknown or mixed).
     selection: dict | None = None
+    #: Each report's recorded exit status: the merge never exits greener than the worst.
+    shard_statuses: dict[str, int] = field(default_factory=dict)
 
 
 def merge_documents(
@@ -45,8 +47,12 @@ def merge_documents(
     merged: dict[str, SdkRun] = {}
     catalog: dict[str, CaseInfo] = {}
     strict = interrupted = lenient = False
+    list_problems: list[str] = []
+    statuses: dict[str, int] = {}
     for path, document in documents:
         run = run_from_document(document)
+        statuses[str(path)] = int(document.get("exit_status", 0))
+        list_problems += [p for p in run.list_problems if p not in list_problems]
         catalog.update(catalog_from_document(document))
         strict = strict or run.strict
         interrupted = interrupted or run.interrupted
@@ -66,9 +72,13 @@ def merge_documents(
                 "pass --allow-partial to merge them anyway"
             )
     run = RunResult(
-        sdks=list(merged.values()), strict=strict, lenient=lenient, interrupted=interrupted
+        sdks=list(merged.values()),
+        strict=strict,
+        lenient=lenient,
+        interrupted=interrupted,
+        list_problems=list_problems,
     )
-    return Merged(run, catalog, selection)
+    return Merged(run, catalog, selection, statuses)
 
 
 def _common_selection(documents: list[tuple[Path, dict]], allow_mixed: bool) -> dict | None:

@@ -65,16 +65,20 @@ def counts(outcomes: Iterable[Outcome | str]) -> dict[str, int]:
     return {outcome.value: tally.get(outcome, 0) for outcome in OUTCOME_ORDER}
 
 
-def summary_line(tally: dict[str, int]) -> str:
-    """`N passed, N failed`, then `, N errors` and `, N skipped` when there are any.
+def summary_line(tally: dict[str, int], list_problems: int = 0) -> str:
+    """`N passed, N failed`, then `, N errors`, `, N skipped`, `, N xfailed`, `, N xpassed` and
+    `, N known-failure list errors` when there are any (as pytest's closing line).
 
-    passed counts pass and xpass; failed counts fail; errors counts error. Known failures
-    (xfail) are in no number: they are expected.
+    Every outcome is in exactly one number, so a known failure that passes (xpass) or a list
+    naming no fixture can never hide inside `passed`: CI logs show why a green-looking count
+    exited 1.
     """
-    passed = tally.get("pass", 0) + tally.get("xpass", 0)
-    line = f"{passed} passed, {tally.get('fail', 0)} failed"
+    line = f"{tally.get('pass', 0)} passed, {tally.get('fail', 0)} failed"
     if tally.get("error", 0):
         line += f", {tally['error']} error" + ("s" if tally["error"] != 1 else "")
-    if tally.get("skip", 0):
-        line += f", {tally['skip']} skipped"
+    for outcome, word in (("skip", "skipped"), ("xfail", "xfailed"), ("xpass", "xpassed")):
+        if tally.get(outcome, 0):
+            line += f", {tally[outcome]} {word}"
+    if list_problems:
+        line += f", {list_problems} known-failure list error" + ("s" if list_problems != 1 else "")
     return line

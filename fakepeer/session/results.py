@@ -17,6 +17,7 @@ from fakepeer.session.outcomes import (
     counts,
     fails_run,
     is_warning,
+    summary_line,
 )
 from fakepeer.session.wire import WireRecord
 
@@ -87,9 +88,16 @@ class RunResult:
     lenient: bool = False
     #: Ctrl-C or a signal ended the run early: unfinished cases are marked not run.
     interrupted: bool = False
+    #: Problems of the --known-failures lists (an id that is no fixture, ...): each fails the
+    #: run unless lenient, and every report names them.
+    list_problems: list[str] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         return counts(result.outcome for sdk in self.sdks for result in sdk.results)
+
+    def summary(self) -> str:
+        """The closing line (`summary_line`) of this run."""
+        return summary_line(self.counts(), len(self.list_problems))
 
     def exit_status(self) -> int:
         """0 only when every required case passes or is a known failure (and no xpass unless
@@ -104,7 +112,7 @@ class RunResult:
             return EXIT_INTERNAL
         failing = any(
             r.fails_run(self.strict, self.lenient) for sdk in self.sdks for r in sdk.results
-        )
+        ) or bool(self.list_problems and not self.lenient)
         return EXIT_FAILURES if failing else EXIT_OK
 
 

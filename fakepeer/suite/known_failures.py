@@ -19,7 +19,7 @@ from pathlib import Path
 
 from fakepeer import atomic
 from fakepeer.session.outcomes import FAILING, Outcome, apply_known_failure
-from fakepeer.session.results import RunResult, SdkRun
+from fakepeer.session.results import CaseResult, RunResult, SdkRun
 
 EVERY_SDK = ""  # the section of a list file that applies to every SDK
 _SECTION = re.compile(r"^\[(?P<label>.+)\]$")
@@ -99,7 +99,20 @@ def read_lists(specs: Sequence[str], labels: Sequence[str]) -> KnownFailures:
             known.lists[target] = KnownList(path, entries, section)
         if label != EVERY_SDK and label not in known.lists:
             known.lists[label] = KnownList(path)  # an empty list, still updatable
+    _check_sections(known, labels)
     return known
+
+
+def _check_sections(known: KnownFailures, labels: Sequence[str]) -> None:
+    """A `[LABEL]` section that names no `--sdk` is an error: a changed path in CI must not
+    detach a list silently (every case of that SDK would fail, or worse, a list be ignored)."""
+    for label, listed in known.lists.items():
+        if listed.section != EVERY_SDK and label not in labels:
+            given = ", ".join(repr(text) for text in labels) or "none"
+            raise KnownFailuresError(
+                f"--known-failures {listed.path}: section [{label}] matches no --sdk "
+                f"(the SDKs are {given}); rename the section to the --sdk text"
+            )
 
 
 def _split_spec(spec: str, labels: Sequence[str]) -> tuple[str, Path]:
@@ -132,8 +145,9 @@ def problems(known: KnownFailures, corpus_ids: Iterable[str]) -> list[str]:
 def update(run: RunResult, known: KnownFailures, corpus_ids: Iterable[str]) -> list[Path]:
     """Rewrite each list to the run's raw failures; ids not run this time are kept as they are.
 
-    Reasons already written are kept; a new entry's reason is the first line of its failure.
-    Ids that name no loaded fixture are dropped. Returns the files written.
+    Reasons and comment lines already written are kept, in place; a new entry's reason is its
+    first finding (or the first line of its failure). Ids that name no loaded fixture are
+    dropped. Returns the files written.
     """
     loaded = set(corpus_ids)
     by_file: dict[Path, dict[str, dict[str, str]]] = {}
@@ -142,8 +156,48 @@ def update(run: RunResult, known: KnownFailures, corpus_ids: Iterable[str]) -> l
             listed, _runs_for(run, known, label), loaded
         )
     for path, sections in by_file.items():
-        write_atomically(path, format_lists(sections))
+        try:
+            original = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            original = ""
+        write_atomically(path, rewrite_lists(original, sections))
     return list(by_file)
+
+
+def rewrite_lists(original: str, sections: Mapping[str, Mapping[str, str]]) -> str:
+    """`original` with each section's ids set to `sections`: comments, blank lines and the lines
+    of entries still listed stay as written; dropped entries go; new ones end their section."""
+    kept: list[tuple[str, str | None]] = []  # (section, line); line None marks a section's end
+    current = EVERY_SDK
+    seen: set[str] = {EVERY_SDK}
+    for line in original.splitlines():
+        entry = line.partition("#")[0].strip()
+        header = _SECTION.match(entry) if entry else None
+        if header:
+            kept.append((current, None))
+            current = header["label"]
+            seen.add(current)
+        elif entry and entry not in sections.get(current, {}):
+            continue
+        kept.append((current, line))
+    kept.append((current, None))
+    out: list[str] = []
+    written = {(section, line.partition("#")[0].strip()) for section, line in kept if line}
+    for section, line in kept:
+        if line is not None:
+            out.append(line)
+            continue
+        new = sections.get(section, {})
+        out += [_entry_line(i, new[i]) for i in sorted(new) if (section, i) not in written]
+    for label in sorted(set(sections) - seen):
+        out.append(f"[{label}]")
+        out += [_entry_line(i, sections[label][i]) for i in sorted(sections[label])]
+    return "\n".join(out) + "\n" if out else ""
+
+
+def _entry_line(ident: str, reason: str) -> str:
+    reason = reason.replace("\n", " ")
+    return f"{ident}  # {reason}" if reason else ident
 
 
 def _runs_for(run: RunResult, known: KnownFailures, label: str) -> list[SdkRun]:
@@ -157,8 +211,17 @@ def _updated(listed: KnownList, runs: list[SdkRun], loaded: set[str]) -> dict[st
     entries = {i: reason for i, reason in listed.entries.items() if i in loaded and i not in ran}
     for ident, case in ran.items():
         if case.raw_outcome in FAILING:
-            entries[ident] = listed.entries.get(ident) or _first_line(case.reason)
+            entries[ident] = listed.entries.get(ident) or finding_of(case)
     return entries
+
+
+def finding_of(case: CaseResult) -> str:
+    """What a list's reason says of a failure: its first finding (`/value: expected 1, got
+    2`), else the first line of its reason (`crashed: ...`)."""
+    first = next((f for f in case.findings if not f.consequence), None)
+    if first is None:
+        return _first_line(case.reason)
+    return _first_line(f"{first.pointer or '(root)'}: {first.message}")
 
 
 def failures_of(run: RunResult) -> dict[str, dict[str, str]]:
@@ -167,7 +230,7 @@ def failures_of(run: RunResult) -> dict[str, dict[str, str]]:
     for sdk in run.sdks:
         label = EVERY_SDK if len(run.sdks) == 1 else sdk.label
         sections[label] = {
-            case.id: _first_line(case.reason)
+            case.id: finding_of(case)
             for case in sdk.results
             if case.raw_outcome in (Outcome.FAIL, Outcome.ERROR)
         }
@@ -185,9 +248,7 @@ def format_lists(sections: Mapping[str, Mapping[str, str]], header: str = "") ->
     for label in sorted(sections, key=lambda label: (label != EVERY_SDK, label)):
         if label != EVERY_SDK:
             lines.append(f"[{label}]")
-        for ident in sorted(sections[label]):
-            reason = sections[label][ident].replace("\n", " ")
-            lines.append(f"{ident}  # {reason}" if reason else ident)
+        lines += [_entry_line(i, sections[label][i]) for i in sorted(sections[label])]
     return "\n".join(lines) + "\n"
 
 

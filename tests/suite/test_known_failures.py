@@ -99,7 +99,7 @@ def test_update_rewrites_from_raw_outcomes_keeping_reasons_and_unrun_ids(tmp_pat
     assert listed.read_text().splitlines() == [
         "t.crash  # our own words",
         "t.other  # not run today",
-        "t.wrong-value  # 1 difference(s): value",
+        't.wrong-value  # /body/value/v: expected "hi", got "surprise"',
     ]
     assert [p.name for p in tmp_path.iterdir()] == ["known.txt"], "no temporary file is left"
 
@@ -112,8 +112,8 @@ def test_update_keeps_the_sections_of_a_keyed_file(tmp_path: Path) -> None:
     known.update(run, lists, {"t.ok", "t.wrong-value"})
     text = keyed.read_text()
     assert text == (
-        "[a]\nt.wrong-value  # 1 difference(s): value\n"
-        "[b]\nt.ok\nt.wrong-value  # 1 difference(s): value\n"
+        '[a]\nt.wrong-value  # /body/value/v: expected "hi", got "surprise"\n'
+        '[b]\nt.ok\nt.wrong-value  # /body/value/v: expected "hi", got "surprise"\n'
     ), "t.ok did not run: it stays listed"
 
 
@@ -135,12 +135,13 @@ def test_cli_listed_pass_and_unknown_id_fail_unless_lenient(
     listed.write_text("t.wrong-value\nt.crash\n")
     clean = conform("run", *sdk_args(small_corpus), "--known-failures", str(listed))
     assert clean.returncode == 0, clean.stdout + clean.stderr
-    assert last_line(clean.stdout) == "1 passed, 0 failed"
+    assert last_line(clean.stdout) == "1 passed, 0 failed, 2 xfailed"
 
     listed.write_text("t.wrong-value\nt.crash\nt.ok  # passes now\n")
     xpass = conform("run", *sdk_args(small_corpus), "--known-failures", str(listed))
     assert xpass.returncode == 1
     assert "XPASS t.ok" in xpass.stdout
+    assert last_line(xpass.stdout) == "0 passed, 0 failed, 2 xfailed, 1 xpassed"
     lenient = conform("run", *sdk_args(small_corpus), "--known-failures", str(listed), "--lenient")
     assert lenient.returncode == 0, lenient.stdout
 
@@ -148,7 +149,7 @@ def test_cli_listed_pass_and_unknown_id_fail_unless_lenient(
     unknown = conform("run", *sdk_args(small_corpus), "--known-failures", str(listed))
     assert unknown.returncode == 1
     assert "lists t.no-such-fixture, which is not a loaded fixture" in unknown.stdout
-    assert last_line(unknown.stdout) == "1 passed, 0 failed"
+    assert last_line(unknown.stdout) == "1 passed, 0 failed, 2 xfailed, 1 known-failure list error"
     assert (
         conform(
             "run", *sdk_args(small_corpus), "--known-failures", str(listed), "--lenient"
@@ -167,7 +168,7 @@ def test_cli_update_failures_rewrites_the_list(tmp_path: Path, small_corpus: Pat
     assert f"updated the known failures in {listed}" in result.stdout
     assert listed.read_text().splitlines() == [
         "t.crash  # crashed: closed its output; exited with status 3",
-        "t.wrong-value  # 1 difference(s): value",
+        't.wrong-value  # /body/value/v: expected "hi", got "not what you asked"',
     ]
     again = conform("run", *sdk_args(small_corpus), "--known-failures", str(listed))
     assert again.returncode == 0, again.stdout + again.stderr
@@ -177,3 +178,91 @@ def test_cli_update_failures_needs_a_list(small_corpus: Path) -> None:
     result = conform("run", *sdk_args(small_corpus), "--update-failures")
     assert result.returncode == 2
     assert "--update-failures rewrites the --known-failures lists" in result.stderr
+
+
+# ----------------------------------------------------------------------------- issue 22 (1, 2, 5)
+
+
+def test_a_section_that_matches_no_sdk_is_an_error(tmp_path: Path) -> None:
+    keyed = tmp_path / "keyed.txt"
+    keyed.write_text("[./old/path/conform]\nt.wrong-value\n")
+    with pytest.raises(
+        KnownFailuresError, match=r"section \[./old/path/conform\] matches no --sdk"
+    ):
+        known.read_lists([str(keyed)], ["./new/path/conform"])
+
+
+def test_cli_a_detached_section_is_a_usage_error(tmp_path: Path, small_corpus: Path) -> None:
+    keyed = tmp_path / "keyed.txt"
+    keyed.write_text("[somebody-else]\nt.wrong-value\n")
+    result = conform("run", *sdk_args(small_corpus), "--known-failures", str(keyed))
+    assert result.returncode == 2
+    assert "section [somebody-else] matches no --sdk" in result.stderr
+
+
+def test_update_keeps_comments_in_place_and_writes_the_finding(tmp_path: Path) -> None:
+    run = _run("ok", "wrong-value", "crash")
+    listed = tmp_path / "known.txt"
+    listed.write_text(
+        "# Known failures of our SDK: see ticket 42\n"
+        "\n"
+        "t.crash  # our own words\n"
+        "# fixed last week:\n"
+        "t.ok\n"
+    )
+    lists = known.read_lists([str(listed)], ["mock"])
+    known.update(run, lists, {"t.ok", "t.wrong-value", "t.crash"})
+    assert listed.read_text().splitlines() == [
+        "# Known failures of our SDK: see ticket 42",
+        "",
+        "t.crash  # our own words",
+        "# fixed last week:",
+        't.wrong-value  # /body/value/v: expected "hi", got "surprise"',
+    ]
+
+
+def test_merge_carries_list_errors_and_is_never_greener_than_a_shard(
+    tmp_path: Path, small_corpus: Path
+) -> None:
+    listed = tmp_path / "known.txt"
+    listed.write_text("t.wrong-value\nt.crash\nt.no-such-fixture\n")
+    for shard in (1, 2):
+        conform(
+            "run",
+            *sdk_args(small_corpus),
+            "--known-failures",
+            str(listed),
+            "--shard",
+            f"{shard}/2",
+            "--report-json",
+            str(tmp_path / f"s{shard}.json"),
+        )
+    merged = conform(
+        "merge",
+        str(tmp_path / "s1.json"),
+        str(tmp_path / "s2.json"),
+        "--markdown",
+        str(tmp_path / "m.md"),
+        "--junit",
+        str(tmp_path / "j.xml"),
+        "--html",
+        str(tmp_path / "r.html"),
+    )
+    assert merged.returncode == 1, merged.stdout
+    assert "lists t.no-such-fixture, which is not a loaded fixture" in merged.stdout
+    assert last_line(merged.stdout).endswith(", 1 known-failure list error")
+    for report in ("m.md", "j.xml", "r.html"):
+        assert "t.no-such-fixture" in (tmp_path / report).read_text(), report
+
+
+def test_merge_lenient_cannot_turn_failed_shards_green(tmp_path: Path, small_corpus: Path) -> None:
+    listed = tmp_path / "known.txt"
+    listed.write_text("t.wrong-value\nt.crash\nt.ok\n")  # t.ok passes: an xpass, exit 1
+    for shard in (1, 2):
+        conform(
+            *("run", *sdk_args(small_corpus), "--known-failures", str(listed)),
+            *("--shard", f"{shard}/2", "--report-json", str(tmp_path / f"s{shard}.json")),
+        )
+    merged = conform("merge", str(tmp_path / "s1.json"), str(tmp_path / "s2.json"), "--lenient")
+    assert merged.returncode == 1, merged.stdout
+    assert "exited 1: the merged run is no greener" in merged.stdout

@@ -69,7 +69,18 @@ def test_summary_line_adds_errors_and_skips_only_when_present() -> None:
     assert summary_line({"pass": 2, "fail": 1, "error": 0, "skip": 0}) == "2 passed, 1 failed"
     assert summary_line({"pass": 2, "fail": 1, "error": 1}) == "2 passed, 1 failed, 1 error"
     assert summary_line({"pass": 2, "error": 3}) == "2 passed, 0 failed, 3 errors"
-    assert summary_line({"pass": 2, "xpass": 1, "skip": 3}) == "3 passed, 0 failed, 3 skipped"
+    assert (
+        summary_line({"pass": 2, "xpass": 1, "skip": 3})
+        == "2 passed, 0 failed, 3 skipped, 1 xpassed"
+    )
+
+
+def test_summary_line_counts_known_failures_and_list_errors_apart() -> None:
+    tally = {"pass": 508, "xfail": 2, "xpass": 1}
+    assert (
+        summary_line(tally, 1)
+        == "508 passed, 0 failed, 2 xfailed, 1 xpassed, 1 known-failure list error"
+    )
 
 
 def test_a_case_cut_short_by_max_time_says_so() -> None:
