@@ -1,6 +1,7 @@
 """ARCHITECTURE.md's one rule between layers: a module imports only its own layer or lower ones.
 
-Lower means earlier in this list (the picture in ARCHITECTURE.md, top to bottom). `authoring`,
+Lower means earlier in this list (the picture in ARCHITECTURE.md, top to bottom). `oracle`
+uses only `protocol`: it is an independent reading of the SDK rules. `authoring`,
 `fuzz`, `server` and the pytest plugin sit beside `cli` and may use every layer.
 """
 
@@ -13,6 +14,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "fakepeer"
 #: Plain utilities with no bench knowledge count as the bottom layer.
 LAYERS = [
     {"atomic", "interrupts", "streams", "protocol"},
+    {"oracle"},
     {"transport"},
     {"cases"},
     {"compare"},

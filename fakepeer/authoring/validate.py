@@ -19,6 +19,7 @@ from fakepeer.authoring.docs import (
     section_refs,
 )
 from fakepeer.authoring.kinds import CAPABILITIES_1_0, EXPECT_KINDS, SEND_KINDS
+from fakepeer.authoring.oracle_check import OracleCheck, check_fixture
 from fakepeer.cases import (
     FixtureError,
     FixtureProblem,
@@ -32,8 +33,15 @@ from fakepeer.protocol.pointer import escape
 RECORDED_SUFFIX = ".recorded.json"
 
 
-def validate_paths(paths: Iterable[Path | str]) -> tuple[int, list[FixtureProblem]]:
-    """Check every fixture file under `paths`; return (files checked, problems)."""
+def validate_paths(
+    paths: Iterable[Path | str], oracle: OracleCheck | None = None
+) -> tuple[int, list[FixtureProblem]]:
+    """Check every fixture file under `paths`; return (files checked, problems).
+
+    The oracle (fakepeer/oracle) recomputes every invoke it models; its disagreements are
+    problems too, and `oracle`, when given, receives its counts.
+    """
+    oracle = oracle if oracle is not None else OracleCheck()
     try:
         files = fixture_files(paths)
     except FixtureError as exc:
@@ -58,6 +66,7 @@ def validate_paths(paths: Iterable[Path | str]) -> tuple[int, list[FixtureProble
         except FixtureError as exc:
             problems.extend(exc.problems)
         else:
+            check_fixture(fixture, oracle)
             if fixture.id in first_seen:
                 problems.append(
                     FixtureProblem(
@@ -69,6 +78,7 @@ def validate_paths(paths: Iterable[Path | str]) -> tuple[int, list[FixtureProble
         document = _read(file)
         if isinstance(document, dict):
             problems.extend(semantic_problems(document, file, rfd, sections))
+    problems.extend(oracle.problems)
     return len(files), _unique(problems)
 
 
