@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from fakepeer.report.tally import Cell, Status, build_tally
-from fakepeer.session.outcomes import DETAILED, OUTCOME_ORDER, Outcome
+from fakepeer.session.outcomes import DETAILED, INVARIANT_NOTE, OUTCOME_ORDER, Outcome
 from fakepeer.session.results import CaseResult, RunResult, SdkRun
 from fakepeer.session.targets import SdkTarget
 
@@ -164,6 +164,8 @@ def print_case(console: Console, case: CaseResult, strict: bool, lenient: bool =
         f"[{style}]{tag}[/{style}] {escape(case.id)} [dim]({case.category}, "
         f"{case.level})[/dim]: {escape(case.reason)}"
     )
+    if case.fails_only_by_invariant(strict):
+        console.print(f"    [red]{escape(INVARIANT_NOTE)}[/red]")
     for line in case.diff.splitlines():
         console.print(f"    {escape(line)}")
     if case.stderr_tail.strip():

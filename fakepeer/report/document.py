@@ -107,6 +107,8 @@ def _case_document(case: CaseResult, strict: bool, lenient: bool, info: CaseInfo
         "outcome": case.outcome.value,
         "raw_outcome": case.raw_outcome.value,
         "fails_run": case.fails_run(strict, lenient),
+        "invariant_broken": case.invariant_broken,
+        "fails_run_by_invariant": case.fails_only_by_invariant(strict),
         "duration": round(case.duration, 6),
         "reason": case.reason,
         "diff": [finding.to_json() for finding in case.findings],

@@ -9,6 +9,7 @@ from __future__ import annotations
 from fakepeer.report.catalog import CaseInfo
 from fakepeer.report.htmltext import attr, compact_json, pretty_json, text
 from fakepeer.report.tally import case_status
+from fakepeer.session.outcomes import INVARIANT_NOTE
 from fakepeer.session.results import CaseResult, RunResult
 
 STDERR_LINES = 200
@@ -59,7 +60,10 @@ def _facts(case: CaseResult, info: CaseInfo | None, run: RunResult) -> str:
     if case.raw_outcome is not case.outcome:
         outcome += f" (raw outcome {text(case.raw_outcome.value)}; listed as a known failure)"
     rows.append(("outcome", outcome))
-    rows.append(("fails the run", "yes" if case.fails_run(strict, run.lenient) else "no"))
+    fails = "yes" if case.fails_run(strict, run.lenient) else "no"
+    if case.fails_only_by_invariant(strict):
+        fails += f": {text(INVARIANT_NOTE)}"
+    rows.append(("fails the run", fails))
     if case.reason:
         rows.append(("reason", text(case.reason)))
     rows.append(("duration", f"{case.duration:.3f} s"))

@@ -11,6 +11,7 @@ import xml.etree.ElementTree as ET
 
 from fakepeer.report.registry import Reporter
 from fakepeer.report.tally import Tally, tally_from_json
+from fakepeer.session.outcomes import INVARIANT_NOTE
 
 _MAX_TEXT = 20_000
 _NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -93,6 +94,8 @@ def _add_outcome(element: ET.Element, case: dict) -> str | None:
     details = "\n\n".join(part for part in (case["diff_text"], stderr) if part)
     if outcome == "fail":
         kind = "fail" if case["fails_run"] else "warning"
+        if case.get("fails_run_by_invariant"):
+            kind, reason = "invariant", f"{reason} ({INVARIANT_NOTE})"
         node = ET.SubElement(element, "failure", message=_clip(reason), type=kind)
         node.text = _clip(details)
         return "failures"

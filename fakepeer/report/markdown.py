@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fakepeer.report.registry import Reporter
 from fakepeer.report.tally import Cell, Status, Tally, tally_from_json
-from fakepeer.session.outcomes import DETAILED, OUTCOME_ORDER, summary_line
+from fakepeer.session.outcomes import DETAILED, INVARIANT_NOTE, OUTCOME_ORDER, summary_line
 
 _STDERR_LINES = 30
 _MARK = {
@@ -79,6 +79,8 @@ def _sdk_section(sdk: dict, tally: Tally) -> list[str]:
     for case in problems:
         warning = case["outcome"] != "xpass" and not case["fails_run"]
         tag = "warning" if warning else case["outcome"]
+        if case.get("fails_run_by_invariant"):
+            tag = f"{tag} ({INVARIANT_NOTE})"
         lines.append(
             f"<details><summary><code>{case['id']}</code> ({case['category']}, "
             f"{case['level']}): {tag}: {_escape(case['reason'])}</summary>"

@@ -90,6 +90,8 @@ class HostLink:
         self.admission_open = True
         self.restarts = 0
         self.last_request_id = ""
+        #: The answer the last `lost_answer` invoke read and dropped (the server checks its trace).
+        self.dropped_answer: dict | None = None
         #: Called after every (re)start with the host's `register` body (the server records it).
         self.on_start: Callable[[dict], None] | None = None
 
@@ -217,6 +219,7 @@ class HostLink:
         """
         ident = f"server.invoke#{next(self._ids)}"
         self.last_request_id = ident
+        self.dropped_answer = None
         if fault == "crash":
             self._write("invoke", body, ident)
             try:
@@ -232,6 +235,7 @@ class HostLink:
         answer = self._read(ident)
         second = self._read(ident) if fault == "duplicate" else None
         if fault == "lost_answer":
+            self.dropped_answer = answer
             return None, None
         return answer, second
 

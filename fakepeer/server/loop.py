@@ -36,7 +36,7 @@ from fakepeer.server.state import (
     derived_id,
 )
 from fakepeer.server.timeline import Entry, Timeline
-from fakepeer.session.effects import check_invariants
+from fakepeer.session.effects import check_delivered, check_invariants
 
 #: A simulation stops after this many invocations (a run that can never finish, e.g. admission
 #: closed for good, would otherwise loop forever on the virtual clock).
@@ -789,6 +789,10 @@ class ModelServer:
                     finding.message
                     for finding in check_invariants({"body": body}, answer, entry.trace)[0]
                 ]
+            else:  # two passes, or one whose answer was read and dropped
+                dropped = getattr(self.link, "dropped_answer", None)
+                read = [a for a in (answer, duplicate, dropped) if a is not None]
+                entry.violations = check_delivered({"body": body}, read, entry.trace)
         if self.timeline.keep_frames:
             entry.frames = {"invoke": body, "answer": answer}
         if answer is None:

@@ -65,6 +65,17 @@ REFUSED_RUNS_NOTHING = Invariant(
     "Unknown fields are ignored; unknown required enum variants or capabilities fail explicitly.",
 )
 
+TARGET_EXECUTED = Invariant(
+    "targeted-answer-ran-the-callback",
+    "One SDK invocation is exactly one discovery pass or one targeted forward or compensation "
+    "execution.",
+)
+COMPENSATOR_INVOKED = Invariant(
+    "compensation-answer-ran-the-compensator",
+    "In compensation mode, the SDK replays accepted history, invokes only the target step’s "
+    "current compensator with its recorded forward result",
+)
+
 INVARIANTS: tuple[Invariant, ...] = (
     DISCOVERY_RUNS_NOTHING,
     REPLAY_RUNS_NOTHING,
@@ -75,9 +86,16 @@ INVARIANTS: tuple[Invariant, ...] = (
     REJECTED_NOT_STARTED,
     SUSPENSION_NOT_CAUGHT,
     REFUSED_RUNS_NOTHING,
+    TARGET_EXECUTED,
+    COMPENSATOR_INVOKED,
 )
 
 _PHASE_OF_MODE = {"forward": "forward", "compensate": "compensation"}
+#: The answers that report the target's own outcome: its callback (compensator) ran, once.
+EXECUTED_ANSWERS = {
+    "forward": frozenset({"step_completed", "step_failed"}),
+    "compensate": frozenset({"compensation_completed", "compensation_failed"}),
+}
 
 
 class TraceProblem(Exception):
@@ -189,7 +207,7 @@ def check_invariants(
     target = facts.target or {}
     phase = _PHASE_OF_MODE[facts.mode]
     step_id = target.get("step_id")
-    checks += 6
+    checks += 7
     targeted = []
     for index, event in starts:
         if event.get("step_id") == step_id and event.get("phase") == phase:
@@ -202,6 +220,15 @@ def check_invariants(
             )
     for index, _event in targeted[1:]:
         fail(AT_MOST_ONCE, index, f"the target's {_kind(phase)} started again")
+    if answer_kind in EXECUTED_ANSWERS[facts.mode] and not targeted:
+        invariant = TARGET_EXECUTED if phase == "forward" else COMPENSATOR_INVOKED
+        fail(
+            invariant,
+            None,
+            f"answered {answer_kind} but the trace records no start of the target's "
+            f"{_kind(phase)} ({phase} of {step_id!r}); the host records `started` inside every "
+            "callback and compensator it runs (docs/host-contract.md)",
+        )
     for index, event in targeted[:1]:
         for member in ("operation_id", "attempt"):
             if event.get(member) != target.get(member):
@@ -217,6 +244,41 @@ def check_invariants(
         for index, event in starts:
             fail(REJECTED_NOT_STARTED, index, f"{_describe(event)}, then rejected_before_start")
     return findings, checks
+
+
+def check_delivered(
+    invoke: Mapping, answers: Sequence[Mapping], events: Sequence[dict]
+) -> list[str]:
+    """The model server's check of an invoke it delivered more than once (a duplicate), or whose
+    answer it read and dropped (a lost answer): each answer that reports the target's outcome was
+    one execution of the target, so the trace holds at least one start of it and no more starts
+    than answers (the one-pass invariants do not apply to two passes)."""
+    facts = InvokeFacts.of(invoke)
+    if facts.mode not in _PHASE_OF_MODE:
+        return []
+    phase = _PHASE_OF_MODE[facts.mode]
+    step_id = (facts.target or {}).get("step_id")
+    starts = sum(
+        1
+        for event in events
+        if event.get("event") == "started"
+        and event.get("step_id") == step_id
+        and event.get("phase") == phase
+    )
+    executed = sum(1 for answer in answers if answer.get("kind") in EXECUTED_ANSWERS[facts.mode])
+    problems = []
+    if executed and not starts:
+        invariant = TARGET_EXECUTED if phase == "forward" else COMPENSATOR_INVOKED
+        problems.append(
+            f"{invariant.name}: {executed} answer(s) report the target's outcome but the trace "
+            f"records no start of its {_kind(phase)} (RFD 2: \u201c{invariant.quote}\u201d)"
+        )
+    if starts > len(answers):
+        problems.append(
+            f"{AT_MOST_ONCE.name}: the target's {_kind(phase)} started {starts} times for "
+            f"{len(answers)} deliveries (RFD 2: \u201c{AT_MOST_ONCE.quote}\u201d)"
+        )
+    return problems
 
 
 def check_expected_trace(expected: ExpectedTrace, events: Sequence[dict]) -> list[Finding]:

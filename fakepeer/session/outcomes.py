@@ -1,7 +1,10 @@
 """Outcomes (docs/fixtures.md "Outcomes") and what makes a run fail.
 
 A required case that fails or errors fails the run unless it is a known failure; a recommended
-one only warns unless `--strict`. A known failure that passes (xpass) fails the run unless
+one only warns unless `--strict`, except that a broken effect invariant (session/effects.py: what
+RFD 2 itself demands of every pass, such as "a target runs at most once") fails the run whatever
+the case's level: the level says how sure the fixture's own expectation is, never the invariant.
+A known failure that passes (xpass) fails the run unless
 `--lenient`, so a list of known failures only ever shrinks (as protobuf's conformance runner).
 """
 
@@ -47,16 +50,34 @@ def apply_known_failure(raw: Outcome, known: bool) -> Outcome:
     return raw
 
 
-def fails_run(outcome: Outcome, level: str, strict: bool, lenient: bool = False) -> bool:
-    """Whether one case's final outcome makes the exit status 1."""
+def fails_run(
+    outcome: Outcome, level: str, strict: bool, lenient: bool = False, invariant: bool = False
+) -> bool:
+    """Whether one case's final outcome makes the exit status 1 (`invariant`: the case broke an
+    RFD 2 effect invariant, which fails the run at any level)."""
     if outcome in FAILING:
-        return level == "required" or strict
+        return level == "required" or strict or invariant
     return outcome is Outcome.XPASS and not lenient
 
 
-def is_warning(outcome: Outcome, level: str, strict: bool) -> bool:
+def is_warning(outcome: Outcome, level: str, strict: bool, invariant: bool = False) -> bool:
     """A recommended-level failure that does not fail the run is a warning."""
-    return outcome in FAILING and not fails_run(outcome, level, strict)
+    return outcome in FAILING and not fails_run(outcome, level, strict, invariant=invariant)
+
+
+def fails_only_by_invariant(
+    outcome: Outcome, level: str, strict: bool, invariant: bool = False
+) -> bool:
+    """A failing case that fails the run only because it broke an invariant (its level alone,
+    recommended, would have made it a warning): reports say so."""
+    return invariant and outcome in FAILING and not fails_run(outcome, level, strict)
+
+
+#: What every report says of a recommended case that fails the run through a broken invariant.
+INVARIANT_NOTE = (
+    "an RFD 2 invariant is broken ([invariant] findings): that fails the run whatever the "
+    "level; the recommended expectation's own differences are a warning"
+)
 
 
 def counts(outcomes: Iterable[Outcome | str]) -> dict[str, int]:

@@ -15,6 +15,7 @@ from fakepeer.session.outcomes import (
     EXIT_OK,
     Outcome,
     counts,
+    fails_only_by_invariant,
     fails_run,
     is_warning,
     summary_line,
@@ -55,11 +56,20 @@ class CaseResult:
     def diff(self) -> str:
         return diff_text(self.findings)
 
+    @property
+    def invariant_broken(self) -> bool:
+        """Whether the case broke an effect invariant (a finding of kind `invariant`)."""
+        return any(finding.kind == "invariant" for finding in self.findings)
+
     def fails_run(self, strict: bool, lenient: bool = False) -> bool:
-        return fails_run(self.outcome, self.level, strict, lenient)
+        return fails_run(self.outcome, self.level, strict, lenient, self.invariant_broken)
 
     def is_warning(self, strict: bool) -> bool:
-        return is_warning(self.outcome, self.level, strict)
+        return is_warning(self.outcome, self.level, strict, self.invariant_broken)
+
+    def fails_only_by_invariant(self, strict: bool) -> bool:
+        """Recommended, failing the run only through a broken invariant (reports say which)."""
+        return fails_only_by_invariant(self.outcome, self.level, strict, self.invariant_broken)
 
 
 @dataclass

@@ -2468,3 +2468,23 @@ def _values_before_body() -> None:
         return original(envelope, payload_size)
 
     replace_everywhere(original, decode_invoke)
+
+
+# ------------------------------------------------------------------- issue 20: effect gaps
+
+
+@mutant(
+    "target-with-history-runs-twice",
+    "a forward target that already has a completed entry runs its callback twice",
+)
+def _target_with_history_runs_twice() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    original = workflow.Pass._execute
+
+    def _execute(self, function, extra, kind):
+        entry = self.history.get(self.target.step_id)
+        if kind == "step" and entry is not None and entry.status == "completed":
+            original(self, function, extra, kind)  # the first run's result is thrown away
+        return original(self, function, extra, kind)
+
+    workflow.Pass._execute = _execute

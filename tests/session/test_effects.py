@@ -121,6 +121,31 @@ COMPENSATION = dict(TARGET, phase="compensation", step_id="a")
             [_started("b")],
             "refused-invoke-runs-nothing",
         ),
+        (_invoke("forward", TARGET), ANSWER, [], "targeted-answer-ran-the-callback"),
+        (
+            _invoke("forward", TARGET),
+            {"kind": "step_failed"},
+            [],
+            "targeted-answer-ran-the-callback",
+        ),
+        (
+            _invoke("forward", TARGET),
+            ANSWER,
+            [_started("b", "compensation")],
+            "targeted-answer-ran-the-callback",
+        ),
+        (
+            _invoke("compensate", COMPENSATION),
+            {"kind": "compensation_completed"},
+            [],
+            "compensation-answer-ran-the-compensator",
+        ),
+        (
+            _invoke("compensate", COMPENSATION),
+            {"kind": "compensation_failed"},
+            [],
+            "compensation-answer-ran-the-compensator",
+        ),
     ],
 )
 def test_each_invariant_fails_on_its_fault(invoke, answer, events, broken) -> None:
@@ -147,6 +172,9 @@ def test_each_invariant_fails_on_its_fault(invoke, answer, events, broken) -> No
             [_started("a", "compensation")],
         ),
         (_invoke("forward", TARGET), {"kind": "target_not_found"}, []),
+        (_invoke("forward", TARGET), {"kind": "rejected_before_start"}, []),
+        (_invoke("forward", TARGET), {"kind": "definition_blocked"}, []),
+        (_invoke("compensate", COMPENSATION), {"kind": "target_not_found"}, []),
     ],
 )
 def test_a_faithful_trace_breaks_no_invariant(invoke, answer, events) -> None:
