@@ -21,7 +21,14 @@ from typing import Annotated
 import typer
 
 from fakepeer import __version__, atomic, interrupts
-from fakepeer.cases import FixtureError, Shard, default_fixture_dir, load_fixtures, select
+from fakepeer.cases import (
+    FixtureError,
+    Shard,
+    default_fixture_dir,
+    fixture_files,
+    load_fixtures,
+    select,
+)
 from fakepeer.cases.keywords import KeywordError, Keywords
 from fakepeer.cases.root import RootError, configure
 from fakepeer.cases.variants import VARIANTS, parse_variants, with_variants
@@ -45,7 +52,7 @@ from fakepeer.session import (
     targets_from_options,
 )
 from fakepeer.streams import PipeSafeStream
-from fakepeer.suite import DEFAULT_CASE_TIMEOUT, RunOptions, run_suite
+from fakepeer.suite import DEFAULT_CASE_TIMEOUT, RunOptions, rerun, run_suite
 from fakepeer.suite import known_failures as known_lists
 from fakepeer.transport import CommandError, close_all
 
@@ -166,6 +173,11 @@ A repeated -k narrows: a fixture must match every one.
 an optional '# reason'; LABEL is an --sdk text and FILE applies to every SDK without one. A file
 may hold several SDKs' lists under [LABEL] lines.
 \b
+The edit-run loop: -k reads only the fixture files it selects; checked fixtures are cached by
+content in ~/.cache/ryusen-conform (RYUSEN_CONFORM_CACHE=DIR moves it, =off turns it off);
+--maxfail N / -x stop early, --last-failed re-runs what failed last time from this folder,
+--ids-from FILE runs the ids in FILE. Failures with one reason are shown once, with the ids.
+\b
 Exit status: 0 every required case passed or is a listed known failure; 1 a case failed, errored
 or a listed known failure passed or is no fixture (unless --lenient); 2 usage or fixture errors;
 3 the bench itself failed on a case (an internal error: no verdict); 130 interrupted (Ctrl-C,
@@ -276,6 +288,35 @@ def run(
             "--write-failures", help="Write this run's failures to a new list.", metavar="PATH"
         ),
     ] = None,
+    maxfail: Annotated[
+        int | None,
+        typer.Option(
+            "--maxfail",
+            help="Stop after N cases that fail the run; the rest are reported not run.",
+            metavar="N",
+        ),
+    ] = None,
+    exitfirst: Annotated[
+        bool, typer.Option("-x", "--exitfirst", help="Stop at the first failure (--maxfail 1).")
+    ] = False,
+    last_failed: Annotated[
+        bool,
+        typer.Option(
+            "--last-failed",
+            "--lf",
+            help="Run only the cases that failed when last run from this folder (all of the "
+            "selection when none are recorded).",
+        ),
+    ] = False,
+    ids_from: Annotated[
+        Path | None,
+        typer.Option(
+            "--ids-from",
+            help="Run only the fixture ids listed in FILE (one a line, '#' comments; a "
+            "known-failures list works).",
+            metavar="FILE",
+        ),
+    ] = None,
     *,
     reports: dict[str, Path],
     strict: bool,
@@ -293,30 +334,61 @@ def run(
     _check_outputs(reports, write_failures)
     if update_failures and not known_failures:
         raise UsageProblem("--update-failures rewrites the --known-failures lists: name one")
-    corpus = _load(fixtures or [], not no_default_fixtures)
-    unsharded = select(corpus, keywords=expressions, categories=category or ())
-    selected = select(corpus, keywords=expressions, categories=category or (), shard=parsed_shard)
+    if exitfirst:
+        maxfail = 1 if maxfail is None else min(maxfail, 1)
+    if maxfail is not None and maxfail < 1:
+        raise UsageProblem(f"--maxfail takes a whole number of cases above 0, got {maxfail}")
     try:
         chosen_variants = parse_variants(variants)
     except ValueError as exc:
         raise UsageProblem(f"--variants: {exc}") from None
+    only = _only_ids(ids_from, last_failed)
+    files = _fixture_paths(fixtures or [], not no_default_fixtures)
+    all_ids = {path.stem for path in fixture_files(files)}
+    if ids_from is not None and only is not None:
+        unknown = sorted(i for i in only if i.partition("@")[0] not in all_ids)
+        if unknown:
+            raise UsageProblem(
+                f"--ids-from {ids_from}: {unknown[0]} is no fixture ({len(unknown)} unknown)"
+            )
+
+    def chosen(path: Path) -> bool:  # id and category come from the path (the loader checks)
+        if only is not None and path.stem not in {i.partition("@")[0] for i in only}:
+            return False
+        if category and path.parent.name not in category:
+            return False
+        return all(expression.matches(path.stem, path.parent.name) for expression in expressions)
+
+    corpus = load_fixtures(files, only=chosen)
+    unsharded = select(corpus, keywords=expressions, categories=category or ())
+    selected = select(corpus, keywords=expressions, categories=category or (), shard=parsed_shard)
     selected = with_variants(selected, chosen_variants, sample_from=unsharded)
+    if only is not None:
+        selected = [case for case in selected if rerun.wanted(case.id, only)]
     if list_only:
         print_listing(selected)
         raise typer.Exit(0)
     if not selected and parsed_shard is None:
-        raise UsageProblem(f"no fixture matches the selection ({len(corpus)} loaded)")
+        raise UsageProblem(f"no fixture matches the selection ({len(all_ids)} loaded)")
     try:
         targets = targets_from_options(sdk)
     except CommandError as exc:
         raise UsageProblem(str(exc)) from None
     # a variant's id (FIXTURE@VARIANT) may be listed too
-    corpus_ids = {fixture.id for fixture in corpus} | {fixture.id for fixture in selected}
+    corpus_ids = all_ids | {fixture.id for fixture in selected}
     known = _read_known(known_failures or [], [target.label for target in targets])
-    options = RunOptions(timeout=timeout, max_time=max_time, jobs=jobs, strict=strict)
+    options = RunOptions(
+        timeout=timeout,
+        max_time=max_time,
+        jobs=jobs,
+        strict=strict,
+        max_failures=maxfail,
+        tolerated=lambda label, ident: known_lists.is_listed(known, label, ident),
+    )
     with RunProgress(console, targets, len(selected)) as progress:
         result = run_suite(targets, selected, options, on_result=progress.advance)
     result.lenient = lenient
+    rerun.record_last_failed(default_fixture_dir(), result, (case.id for case in selected))
     known_lists.apply(result, known)
     if not update_failures:
         result.list_problems = known_lists.problems(known, corpus_ids)
@@ -371,18 +443,36 @@ def _parse_keywords(texts: list[str]) -> list[Keywords]:
         raise UsageProblem(str(exc)) from None
 
 
-def _load(extra: list[Path], include_default: bool) -> list:
+def _fixture_paths(extra: list[Path], include_default: bool) -> list[Path]:
+    """The files and folders `run` loads fixtures from."""
     paths = list(extra)
     if not include_default:  # the root is not consulted (nor announced) when it is not used
         if not paths:
             raise UsageProblem("no fixtures to load: --no-default-fixtures and no --fixtures given")
-        return load_fixtures(paths)
+        return paths
     default = default_fixture_dir()
     if default.is_dir():
         paths.insert(0, default)
     if not paths:
         raise UsageProblem(f"no fixtures to load: {default} does not exist and no --fixtures given")
-    return load_fixtures(paths)
+    return paths
+
+
+def _only_ids(ids_from: Path | None, last_failed: bool) -> set[str] | None:
+    """The ids --ids-from and --last-failed restrict the run to (None: no restriction)."""
+    only: set[str] | None = None
+    try:
+        if ids_from is not None:
+            only = rerun.read_ids(ids_from)
+        if last_failed:
+            failed = rerun.read_last_failed(default_fixture_dir())
+            if not failed:
+                print("--last-failed: no failures recorded here; running the whole selection")
+            else:
+                only = failed if only is None else only & failed
+    except rerun.RerunError as exc:
+        raise UsageProblem(str(exc)) from None
+    return only
 
 
 def _read_known(specs: list[str], labels: list[str]) -> known_lists.KnownFailures:

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
 
+from fakepeer.cases import cache
 from fakepeer.cases.root import configure
+
+# The cache of checked fixtures is off in tests (and the CLIs they start): a test that patches a
+# check must see it run. tests/suite/test_edit_loop.py turns it on in a folder of its own.
+os.environ.setdefault(cache.ENV, "off")
 
 
 @pytest.fixture(autouse=True)

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from fakepeer.cases import cache
 from fakepeer.cases.conformity import message_problems
 from fakepeer.cases.errors import FixtureError, FixtureProblem
 from fakepeer.cases.exchanges import ExchangeCounter
@@ -57,18 +58,26 @@ def fixture_files(paths: Iterable[Path | str]) -> list[Path]:
     return sorted(files)
 
 
-def load_fixtures(paths: Iterable[Path | str] | None = None) -> list[Fixture]:
+def load_fixtures(
+    paths: Iterable[Path | str] | None = None, only: Callable[[Path], bool] | None = None
+) -> list[Fixture]:
     """Load and check every fixture under `paths` (default: the repository's fixtures/ folder).
 
-    Returns the fixtures sorted by id. Raises FixtureError listing every problem in every file.
+    `only` picks files by path before they are read (`run -k ONE` checks one file, not the
+    corpus: a fixture's id is its file's stem and its category its folder's name, which the
+    load checks). Returns the fixtures sorted by id. Raises FixtureError listing every problem
+    in every file it read.
     """
     files = fixture_files([default_fixture_dir()] if paths is None else paths)
+    if only is not None:
+        files = [file for file in files if only(file)]
+    folder = cache.cache_dir()
     fixtures: list[Fixture] = []
     problems: list[FixtureProblem] = []
     first_seen: dict[str, Path] = {}
     for file in files:
         try:
-            fixture = load_fixture_file(file)
+            fixture = _load_cached(file, folder)
         except FixtureError as exc:
             problems.extend(exc.problems)
             continue
@@ -86,10 +95,28 @@ def load_fixtures(paths: Iterable[Path | str] | None = None) -> list[Fixture]:
     return sorted(fixtures, key=lambda fixture: fixture.id)
 
 
-def load_fixture_file(file: Path) -> Fixture:
-    """Read one fixture file, named `<id>.json` inside a folder named after its category."""
+def _load_cached(file: Path, folder: Path | None) -> Fixture:
+    """`load_fixture_file`, answered from the cache of checked fixtures when the file's bytes
+    (and the checking code) are unchanged (fakepeer.cases.cache)."""
+    if folder is None:
+        return load_fixture_file(file)
     try:
-        text = file.read_text(encoding="utf-8")
+        data = file.read_bytes()
+    except OSError as exc:
+        raise FixtureError([FixtureProblem(file, "", f"cannot read: {exc}")]) from None
+    key = cache.key_of(file, data)
+    fixture = cache.get(folder, key)
+    if fixture is None:
+        fixture = load_fixture_file(file, data)
+        cache.put(folder, key, fixture)
+    return fixture
+
+
+def load_fixture_file(file: Path, data: bytes | None = None) -> Fixture:
+    """Read one fixture file, named `<id>.json` inside a folder named after its category
+    (`data`: its bytes, when the caller has read them already)."""
+    try:
+        text = (file.read_bytes() if data is None else data).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise FixtureError([FixtureProblem(file, "", f"cannot read: {exc}")]) from None
     try:  # strict: a repeated key, NaN, 1e400 or nesting past the limit is a fixture error

@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from fakepeer.report.groups import group_cases
 from fakepeer.report.tally import Cell, Status, build_tally
 from fakepeer.session.outcomes import DETAILED, INVARIANT_NOTE, OUTCOME_ORDER, Outcome
 from fakepeer.session.results import CaseResult, RunResult, SdkRun
@@ -140,9 +141,15 @@ def _print_sdk(console: Console, sdk: SdkRun, run: RunResult) -> None:
     tally = sdk.counts()
     table.add_row("[bold]total[/bold]", *(f"[bold]{tally[o.value]}[/bold]" for o in OUTCOME_ORDER))
     console.print(table)
-    for case in sdk.results:
-        if case.outcome in DETAILED:
-            print_case(console, case, run.strict, run.lenient)
+    for group in group_cases(case for case in sdk.results if case.outcome in DETAILED):
+        if group.rolled_up:
+            console.print(
+                f"[bold]{len(group.cases)} cases[/bold]: {escape(group.first.outcome.value)}: "
+                f"{escape(group.first.reason)}"
+            )
+        print_case(console, group.first, run.strict, run.lenient)
+        if group.rolled_up:
+            console.print(f"    [dim]the same for: {escape(group.others())}[/dim]")
     console.print()
 
 

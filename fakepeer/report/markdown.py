@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fakepeer.report.groups import GROUP_FROM
 from fakepeer.report.registry import Reporter
 from fakepeer.report.tally import Cell, Status, Tally, tally_from_json
 from fakepeer.session.outcomes import DETAILED, INVARIANT_NOTE, OUTCOME_ORDER, summary_line
@@ -76,16 +77,25 @@ def _sdk_section(sdk: dict, tally: Tally) -> list[str]:
     problems = [c for c in sdk["cases"] if c["outcome"] in DETAILED]
     if problems:
         lines.extend(["### Failing cases", ""])
-    for case in problems:
+    for group in _groups(problems):
+        case = group[0]
         warning = case["outcome"] != "xpass" and not case["fails_run"]
         tag = "warning" if warning else case["outcome"]
         if case.get("fails_run_by_invariant"):
             tag = f"{tag} ({INVARIANT_NOTE})"
+        head = f"<code>{case['id']}</code>"
+        if len(group) >= GROUP_FROM:
+            head = f"{len(group)} cases ({head} and {len(group) - 1} more)"
         lines.append(
-            f"<details><summary><code>{case['id']}</code> ({case['category']}, "
+            f"<details><summary>{head} ({case['category']}, "
             f"{case['level']}): {tag}: {_escape(case['reason'])}</summary>"
         )
         lines.append("")
+        if len(group) >= GROUP_FROM:
+            others = ", ".join(f"`{c['id']}`" for c in group[1:MARKDOWN_NAMED])
+            more = len(group) - MARKDOWN_NAMED
+            tail = f" and {more} more" if more > 0 else ""
+            lines.extend([f"The same for: {others}{tail}", ""])
         if case["outcome"] == "xpass":
             lines.extend(["Listed as a known failure, but it passed: take it off the list.", ""])
         if case["diff_text"]:
@@ -95,6 +105,22 @@ def _sdk_section(sdk: dict, tally: Tally) -> list[str]:
             lines.extend(["SDK stderr (tail):", "```", tail, "```"])
         lines.extend(["</details>", ""])
     return lines
+
+
+#: Ids a rolled-up group names in the Markdown summary (the JSON and JUnit reports have all).
+MARKDOWN_NAMED = 50
+
+
+def _groups(cases: list[dict]) -> list[list[dict]]:
+    """Cases with one outcome, reason and diff together (fakepeer.report.groups, for dicts)."""
+    by_cause: dict[tuple, list[dict]] = {}
+    for case in cases:
+        key = (case["outcome"], case["level"], case["reason"], case["diff_text"])
+        by_cause.setdefault(key, []).append(case)
+    groups: list[list[dict]] = []
+    for members in by_cause.values():
+        groups.extend([members] if len(members) >= GROUP_FROM else [[c] for c in members])
+    return sorted(groups, key=lambda group: group[0]["id"])
 
 
 def _escape(text: str) -> str:

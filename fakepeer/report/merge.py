@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fakepeer import __version__
 from fakepeer.cases.selection import Shard
 from fakepeer.report.catalog import CaseInfo, catalog_from_document
 from fakepeer.report.document import ReportError, read_document, run_from_document
@@ -41,6 +42,7 @@ def merge_documents(
     if not paths:
         raise ReportError("merge needs at least one report")
     documents = [(path, read_document(path)) for path in paths]
+    _check_versions(documents)
     selection = _common_selection(documents, allow_mixed)
     if not allow_partial:
         _check_shards(documents)
@@ -79,6 +81,18 @@ def merge_documents(
         list_problems=list_problems,
     )
     return Merged(run, catalog, selection, statuses)
+
+
+def _check_versions(documents: list[tuple[Path, dict]]) -> None:
+    """Shards and merge are one version of the bench: another version may judge a case
+    differently, so a merge across versions is no verdict of either."""
+    for path, document in documents:
+        version = document["tool"]["version"]
+        if version != __version__:
+            raise ReportError(
+                f"{path} was written by ryusen-conform {version}, this is {__version__}: "
+                "run the shards and the merge with one version of the bench"
+            )
 
 
 def _common_selection(documents: list[tuple[Path, dict]], allow_mixed: bool) -> dict | None:

@@ -97,8 +97,8 @@ def read_lists(specs: Sequence[str], labels: Sequence[str]) -> KnownFailures:
                     f"a list ({known.lists[target].path})"
                 )
             known.lists[target] = KnownList(path, entries, section)
-        if label != EVERY_SDK and label not in known.lists:
-            known.lists[label] = KnownList(path)  # an empty list, still updatable
+        if label not in known.lists and all(other.path != path for other in known.lists.values()):
+            known.lists[label] = KnownList(path)  # an empty list (comments only), still updatable
     _check_sections(known, labels)
     return known
 
@@ -129,6 +129,12 @@ def apply(run: RunResult, known: KnownFailures) -> None:
         entries = listed.entries if listed else {}
         for case in sdk.results:
             case.outcome = apply_known_failure(case.raw_outcome, case.id in entries)
+
+
+def is_listed(known: KnownFailures, label: str, ident: str) -> bool:
+    """Whether the SDK's list names this case (a known failure, which --maxfail does not count)."""
+    listed = known.for_sdk(label)
+    return listed is not None and ident in listed.entries
 
 
 def problems(known: KnownFailures, corpus_ids: Iterable[str]) -> list[str]:

@@ -44,6 +44,21 @@ class RunOptions:
     jobs: int = 1
     strict: bool = False
     validator: Callable | None = None
+    #: `--maxfail N`: after N cases that fail the run, the rest are not run.
+    max_failures: int | None = None
+    #: (SDK label, fixture id) of a listed known failure: it does not count toward --maxfail.
+    tolerated: Callable[[str, str], bool] | None = None
+
+
+@dataclass
+class _Budget:
+    """The run's count of cases that fail it, against --maxfail (shared by every SDK)."""
+
+    limit: int | None
+    failed: int = 0
+
+    def spent(self) -> bool:
+        return self.limit is not None and self.failed >= self.limit
 
 
 @dataclass
@@ -56,6 +71,7 @@ class _Shared:
     overall: float | None  # the --max-time deadline
     on_result: ProgressCallback | None
     cases: deque[Fixture]  # popleft is atomic: the jobs need no lock to take the next case
+    budget: _Budget = field(default_factory=lambda: _Budget(None))
     results: dict[str, CaseResult] = field(default_factory=dict)
     sessions: list[SdkSession] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -81,12 +97,13 @@ def run_suite(
     ordered = sorted(fixtures, key=lambda fixture: fixture.id)
     runs: list[SdkRun] = []
     interrupted = False
+    budget = _Budget(options.max_failures)
     with _old_objects_frozen():
         for target in targets:
             if interrupted:
                 runs.append(_account(target, ordered, {}, options, interrupted=True))
                 continue
-            run, interrupted = _run_target(target, ordered, options, overall, on_result)
+            run, interrupted = _run_target(target, ordered, options, overall, on_result, budget)
             runs.append(run)
     return RunResult(sdks=runs, strict=options.strict, interrupted=interrupted)
 
@@ -115,12 +132,15 @@ def _run_target(
     options: RunOptions,
     overall: float | None,
     on_result: ProgressCallback | None,
+    budget: _Budget | None = None,
 ) -> tuple[SdkRun, bool]:
     """One SDK's run, and whether it was interrupted."""
     started = time.monotonic()
     shared = _Shared(
         target, options, Comparer(options.validator), overall, on_result, deque(fixtures)
     )
+    if budget is not None:
+        shared.budget = budget
     jobs = max(1, min(options.jobs, len(fixtures) or 1))
     interrupted = False
     workers: list[threading.Thread] = []
@@ -223,6 +243,9 @@ def _serve(session: SdkSession, shared: _Shared, recent: deque[CaseResult]) -> N
             break
         if overall is not None and time.monotonic() >= overall:
             result = _not_run(fixture, f"not run: --max-time of {options.max_time:g} s exceeded")
+        elif shared.budget.spent():
+            result = _not_run(fixture, f"not run: --maxfail {options.max_failures} reached")
+            result.not_run = True
         else:
             try:
                 result = run_case(
@@ -241,9 +264,18 @@ def _serve(session: SdkSession, shared: _Shared, recent: deque[CaseResult]) -> N
         trim_result(result)
         _remember(recent, result, session)
         with shared.lock:
+            if not result.not_run and _counts_as_failure(result, shared):
+                shared.budget.failed += 1
             shared.results[fixture.id] = result
             if on_result is not None:
                 on_result(shared.target, result)
+
+
+def _counts_as_failure(result: CaseResult, shared: _Shared) -> bool:
+    if shared.budget.limit is None or not result.fails_run(shared.options.strict):
+        return False
+    tolerated = shared.options.tolerated
+    return tolerated is None or not tolerated(shared.target.label, result.id)
 
 
 def _remember(recent: deque[CaseResult], result: CaseResult, session: SdkSession) -> None:

@@ -266,3 +266,16 @@ def test_merge_lenient_cannot_turn_failed_shards_green(tmp_path: Path, small_cor
     merged = conform("merge", str(tmp_path / "s1.json"), str(tmp_path / "s2.json"), "--lenient")
     assert merged.returncode == 1, merged.stdout
     assert "exited 1: the merged run is no greener" in merged.stdout
+
+
+def test_a_list_of_comments_only_is_updated_and_keeps_them(
+    tmp_path: Path, small_corpus: Path
+) -> None:
+    listed = tmp_path / "known.txt"
+    listed.write_text("# our SDK's known failures\n")
+    result = conform(
+        "run", *sdk_args(small_corpus), "--known-failures", str(listed), "--update-failures"
+    )
+    assert f"updated the known failures in {listed}" in result.stdout
+    assert listed.read_text().splitlines()[0] == "# our SDK's known failures"
+    assert "t.crash  # crashed" in listed.read_text()
