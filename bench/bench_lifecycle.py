@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
-"""Invocations per second of the model server on its virtual clock, per reference SDK.
+"""Replay cost per history entry of each reference SDK, with the model server alone as the floor.
 
-A `conform.program` of N steps (default 1,000) runs to completion on `fakepeer.server`: N
-discoveries and N forward executions (plus a retry, timers and the final discovery), each
-carrying the whole history so far (so the work per invocation grows with the run, as on a real
-server). The timers span virtual minutes; the run takes seconds of real time. Usage:
+A `conform.program` of N steps runs to completion on `fakepeer.server` on its virtual clock: N
+discoveries and N forward executions (plus a retry, a timer per hundred steps and the final
+discovery), each carrying the whole history so far, as RFD 2's invocations do. So the run's
+total grows with the square of N, and what an SDK controls is its cost per history entry. The
+program is short whatever N (`repeat`, docs/host-contract.md §13.2), so the figure is replay,
+not the copying of a program as long as the run.
 
-    python bench/bench_lifecycle.py [--steps 1000] [--sdk CMD]...
+One run's history holds at most 1,024 entries (docs/protocol.md §3.4), so a step count over
+1,000 runs as child runs of 1,000 steps each, one after the other (`invoke`). Usage:
+
+    python bench/bench_lifecycle.py [--steps 100 --steps 1000 --steps 2000] [--sdk CMD]...
 """
 
 from __future__ import annotations
@@ -32,45 +37,86 @@ DEFAULT_SDKS = [
     str(ROOT / "runners" / "python" / "conform"),
     str(ROOT / "runners" / "node" / "conform"),
 ]
+DEFAULT_STEPS = [100, 1000, 2000]
+RUN_STEPS = 1000  # the most steps one run holds: 1,000 + 10 timers + 1 flaky step <= 1,024
 FLAKY = {"category": "app.flaky", "message": "once", "retryable": True, "details": {}}
 
 
+def _ops(steps: int) -> list[dict]:
+    """A flaky first step (healed at 500 virtual ms, retried at 1 s), then `steps` steps with a
+    one-minute durable timer after every hundred: twenty-odd ops whatever `steps`."""
+    flaky = {"op": "run", "id": "flaky", "attempts": 2}
+    ops: list[dict] = [
+        {
+            "op": "if_ambient",
+            "key": "healed",
+            "equals": "yes",
+            "then": [flaky],
+            "else": [{**flaky, "fail": FLAKY}],
+        }
+    ]
+    hundreds, rest = divmod(steps, 100)
+    block = [{"op": "repeat", "times": 100, "ops": [{"op": "run", "id": "s"}]}]
+    ops.append(
+        {
+            "op": "repeat",
+            "times": hundreds,
+            "ops": [*block, {"op": "sleep", "id": "t", "duration": "1m"}],
+        }
+    )
+    if rest:
+        ops.append({"op": "repeat", "times": rest, "ops": [{"op": "run", "id": "r"}]})
+    return ops
+
+
 def program(steps: int) -> dict:
-    """Step i returns i; step 4 fails once (healed at 500 virtual ms, retried at 1 s); every
-    hundredth step is followed by a one-minute durable timer."""
-    ops: list[dict] = []
-    for index in range(steps):
-        step = {"op": "run", "id": f"s{index}", "result": index, "attempts": 2}
-        if index == 4:
-            failing = {**step, "fail": FLAKY}
-            step = {
-                "op": "if_ambient",
-                "key": "healed",
-                "equals": "yes",
-                "then": [step],
-                "else": [failing],
+    """The tagged input of an N-step program: one run, or child runs of `RUN_STEPS` each."""
+    if steps <= RUN_STEPS:
+        ops = [*_ops(steps), {"op": "return", "value": steps}]
+    else:
+        children, rest = divmod(steps, RUN_STEPS)
+        sizes = [RUN_STEPS] * children + ([rest] if rest else [])
+        ops = [
+            {
+                "op": "invoke",
+                "id": f"child{index}",
+                "function": "conform.program",
+                "input": {"$tagged": program(size)},
             }
-        ops.append(step)
-        if index % 100 == 99:
-            ops.append({"op": "sleep", "id": f"t{index}", "duration": "1m"})
-    ops.append({"op": "return", "value": steps})
+            for index, size in enumerate(sizes)
+        ]
+        ops.append({"op": "return", "value": steps})
     return expand({"$plain": {"ops": ops}}, ())  # type: ignore[return-value]
 
 
-def timed(link: object) -> list[float]:
-    """Accumulate the real time spent in the host (`link.invoke`) into the returned cell."""
-    spent = [0.0]
-    invoke = link.invoke  # type: ignore[attr-defined]
+class Metered:
+    """Wraps a link's `invoke`: the real time spent in the host and the history entries sent."""
 
-    def wrapper(*args: object, **kwargs: object) -> object:
+    def __init__(self, link: object) -> None:
+        self.seconds = 0.0
+        self.entries = 0
+        self._invoke = link.invoke  # type: ignore[attr-defined]
+        link.invoke = self.invoke  # type: ignore[attr-defined]
+
+    def invoke(self, body: dict, *args: object, **kwargs: object) -> object:
+        self.entries += len(body.get("history", ()))
         started = time.perf_counter()
         try:
-            return invoke(*args, **kwargs)
+            return self._invoke(body, *args, **kwargs)
         finally:
-            spent[0] += time.perf_counter() - started
+            self.seconds += time.perf_counter() - started
 
-    link.invoke = wrapper  # type: ignore[attr-defined]
-    return spent
+
+def _result(label: str, steps: int, report: object, seconds: float, meter: Metered) -> dict:
+    assert report.root.status == "completed", report.root.summary()  # type: ignore[attr-defined]
+    return {
+        "label": label,
+        "steps": steps,
+        "invocations": report.invocations,  # type: ignore[attr-defined]
+        "entries": meter.entries,
+        "seconds": seconds,
+        "host_seconds": meter.seconds,
+    }
 
 
 def measure(command: str, steps: int) -> dict:
@@ -78,7 +124,7 @@ def measure(command: str, steps: int) -> dict:
     session.ensure_started(None)
     try:
         link = HostLink(session)
-        in_host = timed(link)
+        meter = Metered(link)
         server = ModelServer(link)
         script = [ScriptItem(500, "ambient", key="healed", value="yes")]
         started = time.perf_counter()
@@ -86,57 +132,45 @@ def measure(command: str, steps: int) -> dict:
         seconds = time.perf_counter() - started
     finally:
         session.shutdown()
-    assert report.root.status == "completed", report.root.summary()
-    return {
-        "sdk": command,
-        "steps": steps,
-        "invocations": report.invocations,
-        "seconds": seconds,
-        "per_second": report.invocations / seconds,
-        "virtual_ms": report.elapsed_ms,
-        "server_us": (seconds - in_host[0]) / report.invocations * 1e6,
-    }
+    return _result(Path(command).parent.name, steps, report, seconds, meter)
 
 
 def measure_server_alone(steps: int) -> dict:
     """The model server with an in-process scripted host: the loop's own cost, no SDK."""
     link = ScriptedLink(steps_then_complete(*(f"s{index}" for index in range(steps))))
-    in_host = timed(link)
+    meter = Metered(link)
     server = ModelServer(link)  # type: ignore[arg-type]
     started = time.perf_counter()
     report = server.simulate("f", {"t": "null"})
     seconds = time.perf_counter() - started
-    assert report.root.status == "completed", report.root.summary()
-    return {
-        "sdk": "model server alone (scripted host)",
-        "steps": steps,
-        "invocations": report.invocations,
-        "seconds": seconds,
-        "per_second": report.invocations / seconds,
-        "virtual_ms": report.elapsed_ms,
-        "server_us": (seconds - in_host[0]) / report.invocations * 1e6,
-    }
+    return _result("model server alone", steps, report, seconds, meter)
+
+
+def line(result: dict, floor: dict) -> str:
+    """One result: totals, the cost per history entry sent, and the multiple of the floor."""
+    per_entry = result["host_seconds"] / max(result["entries"], 1) * 1e6
+    return (
+        f"{result['label']:>18}: {result['steps']:>5} steps,"
+        f" {result['invocations']:>5} invocations,"
+        f" {result['entries']:>9,} history entries: {result['seconds']:7.2f} s"
+        f" ({result['seconds'] / floor['seconds']:6.1f}x the server alone);"
+        f" in the host {per_entry:5.2f} µs per entry,"
+        f" {result['host_seconds'] / result['invocations'] * 1e3:6.2f} ms per invocation"
+    )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=1000)
+    parser.add_argument("--steps", type=int, action="append", help="steps (repeatable)")
     parser.add_argument("--sdk", action="append", help="conformance host command (repeatable)")
     parser.add_argument("--server-only", action="store_true", help="measure the loop alone")
     args = parser.parse_args()
-    results = [measure_server_alone(args.steps)]
-    if not args.server_only:
-        results += [measure(command, args.steps) for command in args.sdk or DEFAULT_SDKS]
-    for result in results:
-        label = (
-            result["sdk"] if result["sdk"].startswith("model") else Path(result["sdk"]).parent.name
-        )
-        print(
-            f"{label}: {result['steps']} steps: "
-            f"{result['invocations']} invocations in {result['seconds']:.2f} s "
-            f"({result['per_second']:.0f}/s), {result['virtual_ms'] / 1000:.0f} virtual s; "
-            f"the server's own share {result['server_us']:.0f} µs per invocation"
-        )
+    for steps in args.steps or DEFAULT_STEPS:
+        floor = measure_server_alone(steps)
+        print(line(floor, floor), flush=True)
+        if not args.server_only:
+            for command in args.sdk or DEFAULT_SDKS:
+                print(line(measure(command, steps), floor), flush=True)
     return 0
 
 

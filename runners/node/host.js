@@ -210,6 +210,30 @@ class Program {
     this.trace = trace;
     /** @type {Map<string, unknown>} */
     this.vars = new Map();
+    /** What `repeat` appends to step IDs (§13.2). */
+    this.suffix = '';
+    /** Each `run` op object reached, prepared (see `step`). */
+    this.runs = new Map();
+  }
+
+  /** An op's step ID, with the suffix of the repeats it runs in. */
+  stepId(op) {
+    return member(op, 'id', isString) + this.suffix;
+  }
+
+  /** Run `ops` `times` times, iteration k declaring every step ID with `.k` appended. */
+  async repeat(times, ops) {
+    const outer = this.suffix;
+    try {
+      for (let k = 0; k < times; k++) {
+        this.suffix = `${outer}.${k}`;
+        const returned = await this.run(ops);
+        if (returned !== undefined) return returned;
+      }
+    } finally {
+      this.suffix = outer;
+    }
+    return undefined;
   }
 
   /** Run ops in order; resolves `{value}` when a `return` ran, undefined when the ops ran out. */
@@ -239,75 +263,87 @@ class Program {
     setVariable(this.vars, as, result);
   }
 
+  /** A `run` op's step ID (without the repeat suffix), callback and options. */
+  prepareRun(op) {
+    const id = member(op, 'id', isString);
+    const name = member(op, 'name', isString, { optional: true });
+    const attempts = smallInteger(member(op, 'attempts', isInteger, { optional: true }));
+    const hasResult = Object.hasOwn(op, 'result');
+    const result = hasResult ? op.result : null;
+    const fail = member(op, 'fail', isObject, { optional: true });
+    // Built inside the callback, so the SDK's refusal of a bad record is the callback's failure.
+    const failure = fail === undefined ? undefined : () => errorFromValue(fail);
+    // `throw`: a plain Error, not an SDK record; the callback returns a rejected promise (§13.2).
+    const throwMessage = member(op, 'throw', isString, { optional: true });
+    const echoIdentity = member(op, 'echo', isBool, { optional: true }) === true;
+    const unportableName = member(op, 'unportable', isString, { optional: true });
+    const compensateSpec = member(op, 'compensate', (v) => typeof v === 'boolean' || isObject(v), { optional: true });
+    let compensate;
+    if (compensateSpec === true) {
+      compensate = tracedCompensator(this.trace, (forward, s) => ({
+        phase: 'compensation',
+        run_id: s.runId,
+        step_id: s.stepId,
+        operation_id: s.operationId,
+        attempt: new I64(s.attempt),
+        forward_result: forward,
+      }));
+    } else if (isObject(compensateSpec) && Object.hasOwn(compensateSpec, 'throw')) {
+      const compensationMessage = member(compensateSpec, 'throw', isString);
+      compensate = tracedCompensator(this.trace, () => Promise.reject(new Error(compensationMessage)));
+    } else if (isObject(compensateSpec)) {
+      const compensationFailure = member(compensateSpec, 'fail', isObject);
+      compensate = tracedCompensator(this.trace, () => {
+        throw errorFromValue(compensationFailure);
+      });
+    }
+    const callback = tracedCallback(this.trace, (s) => {
+      if (failure !== undefined) throw failure();
+      if (throwMessage !== undefined) return Promise.reject(new Error(throwMessage));
+      if (echoIdentity) {
+        return { phase: 'forward', run_id: s.runId, step_id: s.stepId, operation_id: s.operationId, attempt: new I64(s.attempt) };
+      }
+      if (unportableName !== undefined) return unportableValue(unportableName);
+      return result;
+    });
+    const options = { compensate };
+    if (name !== undefined) options.name = name;
+    if (attempts !== undefined) options.retry = { maxAttempts: attempts, backoff: 1000 };
+    return { id, callback, options };
+  }
+
   async step(op) {
     const ctx = this.ctx;
     switch (op.op) {
       case 'run': {
-        const id = member(op, 'id', isString);
-        const name = member(op, 'name', isString, { optional: true });
-        const attempts = smallInteger(member(op, 'attempts', isInteger, { optional: true }));
-        const hasResult = Object.hasOwn(op, 'result');
-        const result = hasResult ? op.result : null;
-        const fail = member(op, 'fail', isObject, { optional: true });
-        // Built inside the callback, so the SDK's refusal of a bad record is the callback's failure.
-        const failure = fail === undefined ? undefined : () => errorFromValue(fail);
-        // `throw`: a plain Error, not an SDK record; the callback returns a rejected promise (§13.2).
-        const throwMessage = member(op, 'throw', isString, { optional: true });
-        const echoIdentity = member(op, 'echo', isBool, { optional: true }) === true;
-        const unportableName = member(op, 'unportable', isString, { optional: true });
-        const compensateSpec = member(op, 'compensate', (v) => typeof v === 'boolean' || isObject(v), { optional: true });
-        let compensate;
-        if (compensateSpec === true) {
-          compensate = tracedCompensator(this.trace, (forward, s) => ({
-            phase: 'compensation',
-            run_id: s.runId,
-            step_id: s.stepId,
-            operation_id: s.operationId,
-            attempt: new I64(s.attempt),
-            forward_result: forward,
-          }));
-        } else if (isObject(compensateSpec) && Object.hasOwn(compensateSpec, 'throw')) {
-          const compensationMessage = member(compensateSpec, 'throw', isString);
-          compensate = tracedCompensator(this.trace, () => Promise.reject(new Error(compensationMessage)));
-        } else if (isObject(compensateSpec)) {
-          const compensationFailure = member(compensateSpec, 'fail', isObject);
-          compensate = tracedCompensator(this.trace, () => {
-            throw errorFromValue(compensationFailure);
-          });
+        // `repeat` reaches one op object many times: its members are read and checked once.
+        let prepared = this.runs.get(op);
+        if (prepared === undefined) {
+          prepared = this.prepareRun(op);
+          this.runs.set(op, prepared);
         }
-        const callback = tracedCallback(this.trace, (s) => {
-          if (failure !== undefined) throw failure();
-          if (throwMessage !== undefined) return Promise.reject(new Error(throwMessage));
-          if (echoIdentity) {
-            return { phase: 'forward', run_id: s.runId, step_id: s.stepId, operation_id: s.operationId, attempt: new I64(s.attempt) };
-          }
-          if (unportableName !== undefined) return unportableValue(unportableName);
-          return result;
-        });
-        const options = { compensate };
-        if (name !== undefined) options.name = name;
-        if (attempts !== undefined) options.retry = { maxAttempts: attempts, backoff: 1000 };
-        return this.guarded(op, () => ctx.step.run(id, callback, options));
+        const { id, callback, options } = prepared;
+        return this.guarded(op, () => ctx.step.run(id + this.suffix, callback, options));
       }
       case 'sleep': {
-        const id = member(op, 'id', isString);
+        const id = this.stepId(op);
         const duration = programDuration(member(op, 'duration', isStringOrInteger));
         return this.guarded(op, () => ctx.sleep(id, duration));
       }
       case 'sleep_until': {
-        const id = member(op, 'id', isString);
+        const id = this.stepId(op);
         const deadline = member(op, 'deadline', (v) => v instanceof Instant);
         return this.guarded(op, () => ctx.sleepUntil(id, deadline));
       }
       case 'wait': {
-        const id = member(op, 'id', isString);
+        const id = this.stepId(op);
         const event = member(op, 'event', isString);
         const correlation = member(op, 'correlation', isAny, { optional: true }) ?? {}; // the SDK checks it
         const timeout = programDuration(member(op, 'timeout', isStringOrInteger));
         return this.guarded(op, () => ctx.waitForEvent(id, event, { correlation, timeout }));
       }
       case 'invoke': {
-        const id = member(op, 'id', isString);
+        const id = this.stepId(op);
         const functionId = member(op, 'function', isString);
         const input = member(op, 'input', isAny);
         const timeout = member(op, 'timeout', isStringOrInteger, { optional: true });
@@ -315,7 +351,7 @@ class Program {
         return this.guarded(op, () => ctx.invoke(id, functionId, input, options));
       }
       case 'emit': {
-        const id = member(op, 'id', isString);
+        const id = this.stepId(op);
         const event = member(op, 'event', isString);
         const payload = emitPayload(op);
         const metadata = member(op, 'metadata', isAny, { optional: true }); // the SDK checks it
@@ -355,6 +391,8 @@ class Program {
         const otherwise = member(op, 'else', isArray, { optional: true }) ?? [];
         return this.run(this.ambient.get(key) === equals ? then : otherwise);
       }
+      case 'repeat':
+        return this.repeat(smallInteger(member(op, 'times', isInteger)), member(op, 'ops', isArray));
       case 'catch_all': {
         const ops = member(op, 'ops', isArray);
         try {

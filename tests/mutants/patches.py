@@ -483,9 +483,24 @@ def _wrap_encode(transform: Callable[[Callable, object, int], dict | None]) -> N
     values._encode = encode
 
 
+def _careful_decoding_only() -> None:
+    """Send every invoke value through `from_tagged`, as if `decode_quickly` refused it.
+
+    The quick decoder skips `from_tagged` for valid values; a mutant of `from_tagged` models a
+    decoder fault, which must reach every value, nested ones included.
+    """
+    values = _m("ryusen_sdk.values")
+
+    def decode_quickly(node, level=1):
+        raise values.Refused()
+
+    replace_everywhere(values.decode_quickly, decode_quickly)
+
+
 def _wrap_decode(transform: Callable[[object, object], object]) -> None:
     """Patch `from_tagged` (every binding): `transform(document, decoded)` gives the result."""
     values = _m("ryusen_sdk.values")
+    _careful_decoding_only()
     original = values.from_tagged
 
     def from_tagged(document, pointer=""):
@@ -1581,6 +1596,7 @@ def _json_number_payload_accepted() -> None:
 def _wrap_decode_before(transform: Callable[[Callable, object, str], object]) -> None:
     """Patch `from_tagged` (every binding): `transform(original, document, pointer)`."""
     values = _m("ryusen_sdk.values")
+    _careful_decoding_only()
     original = values.from_tagged
 
     def from_tagged(document, pointer=""):

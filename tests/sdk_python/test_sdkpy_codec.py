@@ -180,3 +180,56 @@ def test_accepts_any_minor() -> None:
     document = _invoke()
     document["version"] = "1.9"
     assert _decode(document).run_id == "r"
+
+
+DEEP = NULL
+for _ in range(64):
+    DEEP = {"t": "array", "v": [DEEP]}
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        NULL,
+        {"t": "str", "v": "é"},
+        {"t": "str", "v": "\ud800"},
+        {"t": "i64", "v": "-0"},
+        {"t": "i64", "v": "9223372036854775808"},
+        {"t": "u64", "v": "18446744073709551615"},
+        {"t": "f64", "v": "1.5"},
+        {"t": "f64", "v": "1.50"},
+        {"t": "bytes", "v": "YQ=="},
+        {"t": "bytes", "v": "YQ"},
+        {"t": "object", "v": {"a": {"t": "bool", "v": True}, "\udc00": NULL}},
+        {"t": "object", "v": []},
+        {"t": "array", "v": [NULL, {"t": "nope"}]},
+        {"t": "array", "v": {}},
+        {"t": "str"},
+        {"t": "duration", "v": "5"},
+        DEEP,
+        {"t": "array", "v": [DEEP]},
+        [],
+    ],
+)
+def test_the_quick_decoder_agrees_with_the_careful_path(value: Any) -> None:
+    """`decode_quickly` (no pointers) either gives what `from_tagged` gives for a value within
+    the depth limit, or refuses: then the careful path decides, with the pointer (§2 order)."""
+    from ryusen_sdk.values import Refused, check_limits, decode_quickly, from_tagged
+
+    try:
+        careful: Any = ("ok", check_limits(value, "", False), from_tagged(value))
+    except ProtocolError as error:
+        careful = ("refused", error.category)
+    try:
+        quick: Any = ("ok", None, decode_quickly(value))
+    except Refused:
+        quick = None
+    if quick is not None:
+        assert quick == careful
+    history = [{"step_id": "a", "status": "completed", "value": value}]
+    expected = _error(_invoke(input=value)) if careful[0] == "refused" else None
+    if expected is not None:
+        assert expected[1].startswith("/body/input")
+        assert _error(_invoke(history=history))[1].startswith("/body/history/0/value")
+    else:
+        assert _decode(_invoke(input=value, history=history)).input == careful[2]

@@ -116,3 +116,24 @@ def test_saga() -> None:
         REG, "conform.saga", order, history, "compensate", target("notify", "compensation")
     )
     assert answer.kind == "target_not_found"
+
+
+def test_repeat_appends_the_iteration_to_every_step_id_and_nests() -> None:
+    inner = {"op": "repeat", "times": 2, "ops": [{"op": "run", "id": "s", "as": "last"}]}
+    program = _program(
+        {"op": "repeat", "times": 2, "ops": [inner, {"op": "sleep", "id": "t", "duration": "1s"}]}
+    )
+    history = {"s.0.0": done(1), "s.0.1": done(2), "t.0": done(None), "s.1.0": done(3)}
+    answer = run(REG, "conform.program", program, history)
+    assert answer.body["declaration"]["step_id"] == "s.1.1"  # one op object, prepared once
+    history |= {"s.1.1": done(4), "t.1": done(None)}
+    answer = run(REG, "conform.program", program, history)
+    assert answer.body["value"] == {"t": "object", "v": {"last": {"t": "i64", "v": "4"}}}
+    returned = run(
+        REG,
+        "conform.program",
+        _program({"op": "repeat", "times": 3, "ops": [{"op": "return", "value": "r"}]}),
+    )
+    assert returned.body["value"] == {"t": "str", "v": "r"}
+    bad = run(REG, "conform.program", _program({"op": "repeat", "times": "x", "ops": []}))
+    assert bad.body["error"]["category"] == "conform.bad_program"

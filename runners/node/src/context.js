@@ -64,13 +64,23 @@ function rejected(error) {
 
 const SDK_DIR = new URL('.', import.meta.url).href;
 
+/** Frames recorded above `call`: `#declare` (not for step.run), the API method, the workflow. */
+const CALLER_FRAMES = 3;
+
 /**
  * The call stack at a step API call, captured for `sourceOf`. V8 records the frames here and
  * formats them only when `.stack` is read, so a declaration that is never a duplicate (nearly
- * all of them) costs no stack text and no parsing.
+ * all of them) costs no stack text and no parsing. Recording costs time per frame, and replay
+ * declares every step again on every invocation, so only the few frames between `call` and the
+ * workflow's own call are recorded (V8 skips the frames up to `call` without recording them).
  */
 function captureCaller() {
-  return new Error();
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = CALLER_FRAMES;
+  const capture = {};
+  Error.captureStackTrace(capture, call);
+  Error.stackTraceLimit = limit;
+  return capture;
 }
 
 /**

@@ -232,3 +232,14 @@ test('an empty display name is a name; an empty step ID is a step ID', async () 
   const answer = await discover((ctx) => ctx.step.run('', () => 1, { name: '' }));
   assert.deepEqual(answer.body.declaration, { ...STEP_A, step_id: '', name: '' });
 });
+
+test('a duplicate met through a timer still names the workflow lines (only a few frames are recorded)', async () => {
+  const answer = await discover(async (ctx) => {
+    await ctx.sleep('t', '1s');
+    await ctx.step.run('t', () => 2);
+  }, [ok('t', null)]);
+  assert.equal(answer.kind, 'definition_blocked');
+  assert.equal(answer.body.first_source.file, fileURLToPath(import.meta.url));
+  assert.equal(answer.body.duplicate_source.file, fileURLToPath(import.meta.url));
+  assert.ok(answer.body.duplicate_source.line === answer.body.first_source.line + 1);
+});

@@ -93,3 +93,15 @@ test('registry specs go through the public API', () => {
   const manifest = registryFromSpec({ functions: [{ id: 'b', timeout: '1h' }, { id: 'a' }], triggers: [{ id: 't1', event: 'order.created', function: 'a' }] }).manifest();
   assert.deepEqual(manifest.functions, [{ id: 'a' }, { id: 'b', timeout_ms: '3600000' }]);
 });
+
+test('repeat runs its ops again with .k appended to every step ID, nested repeats appending again', async () => {
+  const ops = [{ op: 'repeat', times: 2, ops: [{ op: 'repeat', times: 2, ops: [{ op: 'run', id: 's', as: 'last' }] }, { op: 'sleep', id: 't', duration: '1s' }] }];
+  const history = [ok('s.0.0', 1), ok('s.0.1', 2), ok('t.0', null), ok('s.1.0', 3)];
+  assert.equal((await run(ops, history)).body.declaration.step_id, 's.1.1');
+  const all = [...history, ok('s.1.1', 4), ok('t.1', null)];
+  assert.deepEqual(await run(ops, all), { kind: 'completed', body: { value: plain({ last: 4 }) } });
+  // A return inside a repeat ends the function; zero times runs nothing.
+  assert.deepEqual(await run([{ op: 'repeat', times: 3, ops: [{ op: 'return', value: 'r' }] }]), { kind: 'completed', body: { value: plain('r') } });
+  assert.deepEqual(await run([{ op: 'repeat', times: 0, ops: [{ op: 'run', id: 'x' }] }]), { kind: 'completed', body: { value: plain({}) } });
+  assert.equal((await run([{ op: 'repeat', times: 'x', ops: [] }])).body.error.category, 'conform.bad_program');
+});

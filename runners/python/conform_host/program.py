@@ -140,6 +140,9 @@ class Program:
         self.ambient = ambient
         self.trace = trace
         self.variables: dict[str, Any] = {}
+        self.suffix = ""  # what `repeat` appends to step IDs (§13.2)
+        # Each op object reached, prepared (the input outlives the program: ids stay unique).
+        self._prepared: dict[int, tuple[Callable[[str], Any], bool, Any]] = {}
 
     def main(self, program_input: Any) -> Any:
         if not isinstance(program_input, dict) or not isinstance(program_input.get("ops"), list):
@@ -175,6 +178,8 @@ class Program:
             then_ops = _get(op, "then", _is_ops)
             else_ops = _get(op, "else", _is_ops, [])
             return self.run_ops(then_ops if self.ambient.get(key) == equals else else_ops)
+        if name == "repeat":
+            return self._repeat(_get(op, "times", _is_int), _get(op, "ops", _is_ops))
         if name == "catch_all":
             nested = _get(op, "ops", _is_ops)
             try:
@@ -182,22 +187,41 @@ class Program:
             except BaseException as exc:  # noqa: BLE001 - deliberately a misbehaving workflow
                 self.trace.caught("catch_all", exc)
                 return None
-        action = self._action(name, op)
-        catch = _get(op, "catch", _is_bool, False)
-        target = _get(op, "as", _is_str, None)
+        prepared = self._prepared.get(id(op))
+        if prepared is None:  # `repeat` reaches one op many times: its members are read once
+            prepared = self._prepared[id(op)] = self._prepare(name, op)
+        action, catch, target = prepared
         if catch:
             try:
-                result = action()
+                result = action(self.suffix)
             except Exception as exc:  # never the suspension: it is a BaseException
                 self.trace.caught("catch", exc)
                 result = {"caught": error_from_exception(exc).to_record()}
         else:
-            result = action()
+            result = action(self.suffix)
         if target is not None:
             self.variables[target] = result
         return None
 
-    def _action(self, name: str, op: dict[str, Any]) -> Callable[[], Any]:
+    def _repeat(self, times: int, ops: list[Any]) -> Returned | None:
+        """Run `ops` `times` times, iteration k declaring every step ID with `.k` appended."""
+        outer = self.suffix
+        try:
+            for index in range(times):
+                self.suffix = f"{outer}.{index}"
+                returned = self.run_ops(ops)
+                if returned is not None:
+                    return returned
+        finally:
+            self.suffix = outer
+        return None
+
+    def _prepare(self, name: str, op: dict[str, Any]) -> tuple[Callable[[str], Any], bool, Any]:
+        """An op's call (given the step-ID suffix), its `catch` and its `as`, members checked."""
+        action = self._action(name, op)
+        return action, _get(op, "catch", _is_bool, False), _get(op, "as", _is_str, None)
+
+    def _action(self, name: str, op: dict[str, Any]) -> Callable[[str], Any]:
         """Validate an op's members and return the call it makes (run later, maybe caught)."""
         ctx = self.ctx
         if name == "run":
@@ -205,46 +229,48 @@ class Program:
         if name == "sleep":
             step_id = _get(op, "id", _is_str)
             duration = _get(op, "duration", _is_str_or_int)
-            return lambda: ctx.sleep(step_id, duration)
+            return lambda suffix: ctx.sleep(step_id + suffix, duration)
         if name == "sleep_until":
             step_id = _get(op, "id", _is_str)
             deadline = _get(op, "deadline", lambda v: isinstance(v, Instant))
-            return lambda: ctx.sleep_until(step_id, deadline)
+            return lambda suffix: ctx.sleep_until(step_id + suffix, deadline)
         if name == "wait":
             step_id = _get(op, "id", _is_str)
             event = _get(op, "event", _is_str)
             correlation = _get(op, "correlation", _any, {})  # the SDK checks it
             timeout = _get(op, "timeout", _is_str_or_int)
-            return lambda: ctx.wait_for_event(step_id, event, correlation, timeout=timeout)
+            return lambda suffix: ctx.wait_for_event(
+                step_id + suffix, event, correlation, timeout=timeout
+            )
         if name == "invoke":
             step_id = _get(op, "id", _is_str)
             function = _get(op, "function", _is_str)
             child_input = _get(op, "input", _any)
             timeout = _get(op, "timeout", _is_str_or_int, None)
-            return lambda: ctx.invoke(step_id, function, child_input, timeout)
+            return lambda suffix: ctx.invoke(step_id + suffix, function, child_input, timeout)
         if name == "emit":
             step_id = _get(op, "id", _is_str)
             event = _get(op, "event", _is_str)
             payload = _emit_payload(op)
             metadata = _get(op, "metadata", _any, None)  # the SDK checks it
             attempts = _get(op, "attempts", _is_int, None)
-            return lambda: ctx.emit(step_id, event, payload, metadata, attempts)
+            return lambda suffix: ctx.emit(step_id + suffix, event, payload, metadata, attempts)
         if name == "duration":
             value = _get(op, "value", _is_str_or_int)
-            return lambda: U64(to_wire_millis(value))
+            return lambda suffix: U64(to_wire_millis(value))
         if name == "json_bytes":
             text = _get(op, "text", _is_str)
-            return lambda: json_to_bytes(json_from_bytes(text.encode("utf-8")))
+            return lambda suffix: json_to_bytes(json_from_bytes(text.encode("utf-8")))
         if name == "throw":
             message = _get(op, "message", _is_str)
 
-            def throw() -> Any:
+            def throw(suffix: str) -> Any:
                 raise NativeFailure(message)
 
             return throw
         raise BadProgram(f"unknown op {name!r}")
 
-    def _run(self, op: dict[str, Any]) -> Callable[[], Any]:
+    def _run(self, op: dict[str, Any]) -> Callable[[str], Any]:
         step_id = _get(op, "id", _is_str)
         name = _get(op, "name", _is_str, None)
         attempts = _get(op, "attempts", _is_int, None)
@@ -295,8 +321,8 @@ class Program:
             compensate = None
         else:
             raise BadProgram('compensate is true, {"fail": error} or {"throw": message}')
-        return lambda: self.ctx.step.run(
-            step_id, callback, name=name, retry=retry, compensate=compensate
+        return lambda suffix: self.ctx.step.run(
+            step_id + suffix, callback, name=name, retry=retry, compensate=compensate
         )
 
 

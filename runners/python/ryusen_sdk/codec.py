@@ -17,7 +17,7 @@ from .answers import Target
 from .errors import CATEGORY_PATTERN, ProtocolError
 from .invocation import InvokeRequest
 from .jsontext import JsonTextError, has_lone_surrogate, parse, pointer_join
-from .values import U64_MAX, check_limits, from_tagged, parse_int_text
+from .values import U64_MAX, Refused, check_limits, decode_quickly, from_tagged, parse_int_text
 from .workflow import HistoryEntry
 
 PROTOCOL_VERSION = "1.0"
@@ -168,12 +168,11 @@ def encode_envelope(kind: str, frame_id: str, body: dict[str, Any]) -> bytes:
 
 def member(body: dict[str, Any], name: str, pointer: str, check: Callable[[Any], bool]) -> Any:
     """A required member of the right JSON type, or `protocol.malformed` at its pointer."""
-    where = pointer_join(pointer, name)
     if name not in body:
-        raise _malformed(where, f"missing member {name}")
+        raise _malformed(pointer_join(pointer, name), f"missing member {name}")
     value = body[name]
     if not check(value):
-        raise _malformed(where, f"member {name} has the wrong type")
+        raise _malformed(pointer_join(pointer, name), f"member {name} has the wrong type")
     return value
 
 
@@ -263,13 +262,31 @@ def decode_invoke(envelope: Envelope, payload_size: int) -> InvokeRequest:
     if len(raw_history) > MAX_HISTORY:
         raise ProtocolError("protocol.limit_exceeded", "/body/history", "more than 1024 entries")
     check_size = payload_size > MAX_VALUE_BYTES
-    check_limits(body["input"], "/body/input", check_size)
+    try:  # the common case: every value valid and within limits, decoded once, no pointers
+        if check_size:
+            raise Refused()
+        input_value = decode_quickly(body["input"])
+        history: dict[str, HistoryEntry] = {}
+        for step_id, status, raw in entries:
+            if status == "completed":
+                history[step_id] = HistoryEntry("completed", value=decode_quickly(raw))
+            else:
+                history[step_id] = HistoryEntry("failed", error=raw)
+    except Refused:  # something is refused: the §2 order decides which refusal, and where
+        input_value, history = _decode_values(body["input"], entries, check_size)
+    return InvokeRequest(envelope.id, run_id, function_id, mode, input_value, history, target)
+
+
+def _decode_values(
+    raw_input: Any, entries: list[tuple[str, str, Any]], check_size: bool
+) -> tuple[Any, dict[str, HistoryEntry]]:
+    """Steps (6) and (7) one value at a time, so the first refusal names its pointer."""
+    check_limits(raw_input, "/body/input", check_size)
     for index, (_, status, raw) in enumerate(entries):
         if status == "completed":
             check_limits(raw, f"/body/history/{index}/value", check_size)
-
     # (7) tagged values, in document order
-    input_value = from_tagged(body["input"], "/body/input")
+    input_value = from_tagged(raw_input, "/body/input")
     history: dict[str, HistoryEntry] = {}
     for index, (step_id, status, raw) in enumerate(entries):
         if status == "completed":
@@ -277,7 +294,7 @@ def decode_invoke(envelope: Envelope, payload_size: int) -> InvokeRequest:
             history[step_id] = HistoryEntry("completed", value=value)
         else:
             history[step_id] = HistoryEntry("failed", error=raw)
-    return InvokeRequest(envelope.id, run_id, function_id, mode, input_value, history, target)
+    return input_value, history
 
 
 def _history_shape(raw_history: list[Any]) -> list[tuple[str, str, Any]]:

@@ -238,6 +238,43 @@ def _path_to_depth(node: object, level: int) -> list[str | int] | None:
     return None
 
 
+class Refused(Exception):
+    """`decode_quickly` met something to refuse: the careful decoder says what, and where."""
+
+
+def decode_quickly(node: object, level: int = 1) -> Any:
+    """Decode a valid tagged value, or raise `Refused`: no JSON pointer is built on the way.
+
+    Replay decodes every history value of every invocation, so this is the common case; it also
+    refuses a value nested deeper than `MAX_DEPTH` (§4.3), which `from_tagged` leaves to
+    `check_limits`. Whatever it refuses, the careful path decodes again to name the pointer.
+    """
+    if level > MAX_DEPTH or type(node) is not dict:
+        raise Refused()
+    tag = node.get("t")
+    payload = node.get("v")
+    if tag == "str" and type(payload) is str and not has_lone_surrogate(payload):
+        return payload
+    if tag == "i64":
+        number = _int_text(payload, I64_MIN, I64_MAX)
+        if number is None:
+            raise Refused()
+        return number
+    if tag == "object" and type(payload) is dict:
+        members = {}
+        for key, item in payload.items():
+            if has_lone_surrogate(key):
+                raise Refused()
+            members[key] = decode_quickly(item, level + 1)
+        return members
+    if tag == "array" and type(payload) is list:
+        return [decode_quickly(item, level + 1) for item in payload]
+    try:  # the other tags: the careful decoder, which has no children to name
+        return from_tagged(node)
+    except ProtocolError:
+        raise Refused() from None
+
+
 def from_tagged(document: object, pointer: str = "") -> Any:
     """Decode a tagged value document strictly; refusals name the innermost bad value (§3.4)."""
     if not isinstance(document, dict):

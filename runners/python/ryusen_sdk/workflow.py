@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import answers
 from .answers import Answer, Target
@@ -78,9 +78,11 @@ class StepContext:
     phase: str
 
 
-@dataclass(frozen=True)
-class Source:
-    """Where in application code a step was declared (optional blocker metadata, §10.5)."""
+class Source(NamedTuple):
+    """Where in application code a step was declared (optional blocker metadata, §10.5).
+
+    A tuple, not a frozen dataclass: replay records one for every step of every invocation.
+    """
 
     file: str
     line: int
@@ -95,13 +97,18 @@ def _in_package(filename: str) -> bool:
     return os.path.dirname(filename) == _PACKAGE_DIR
 
 
+@functools.cache
+def _file_name(filename: str) -> str:
+    return os.path.basename(filename)
+
+
 def _caller_source() -> Source:
     frame = sys._getframe(1)
     while frame is not None and _in_package(frame.f_code.co_filename):
         frame = frame.f_back  # type: ignore[assignment]
     if frame is None:
         return Source("<unknown>", 1)
-    return Source(os.path.basename(frame.f_code.co_filename), frame.f_lineno)
+    return Source(_file_name(frame.f_code.co_filename), frame.f_lineno)
 
 
 class DecisionMachine:
