@@ -8,6 +8,7 @@ turns it into a fixture. `database=None` and an explicit seed make a run reprodu
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from collections.abc import Callable
@@ -19,7 +20,7 @@ from hypothesis import seed as seed_decorator
 from hypothesis import strategies as st
 
 from fakepeer.fuzz.checks import problem
-from fakepeer.fuzz.echo import EchoSession
+from fakepeer.fuzz.echo import EchoReply, EchoSession
 from fakepeer.fuzz.fixture import fixture_document, write_fixture
 from fakepeer.fuzz.reduce import reduce_portable
 from fakepeer.fuzz.strategies import (
@@ -114,15 +115,55 @@ def run_campaign(
 
 
 def _run_property(name: str, session: EchoSession, examples: int, seed: int) -> Failure | None:
+    """Run one property: its examples pipelined, then, only if one fails, hypothesis for real.
+
+    Hypothesis runs a property one example at a time, so each echo would wait for its answer.
+    So the property first runs with a body that only collects the examples (nothing is sent),
+    which are echoed many per round trip. Only when one of those answers fails (or was lost to
+    a break) does it run again with the same seed, so with the same examples: their answers
+    come from the cache, and what is new (the shrinking) is echoed one at a time, live. The
+    counterexample and its shrinking are exactly those of a one-at-a-time run.
+    """
+    collected: list[FuzzCase] = []
+
+    def collect(case: FuzzCase) -> None:
+        collected.append(case)
+
+    _hypothesis(name, examples, seed, collect)
+    replies = session.echo_many([case.doc for case in collected])
+    pairs = list(zip(collected, replies, strict=True))
+    if all(reply is not None and problem(case, reply) is None for case, reply in pairs):
+        return None
+    answers = {_key(case): reply for case, reply in pairs if reply is not None}
     last: list[tuple[FuzzCase, str]] = []
 
+    def echo(case: FuzzCase) -> EchoReply:
+        known = answers.get(_key(case))
+        return known if known is not None else session.echo(case.doc)
+
     def prop(case: FuzzCase) -> None:
-        found = problem(case, session.echo(case.doc))
+        found = problem(case, echo(case))
         if found is not None:
             last.append((case, found))
             raise _Counterexample(found)
 
-    check = given(PROPERTIES[name]())(prop)
+    try:
+        _hypothesis(name, examples, seed, prop)
+    except _Counterexample:
+        pass
+    if not last:
+        return None
+    case, found = last[-1]  # hypothesis replays the minimal example last
+    if case.portable:
+        doc, reduced = reduce_portable(case.doc, lambda d: problem(FuzzCase(d), session.echo(d)))
+        if reduced is not None:
+            case, found = FuzzCase(doc), reduced
+    return Failure(name, case, found, fixture_document(case, found, session.target.label))
+
+
+def _hypothesis(name: str, examples: int, seed: int, body: Callable[[FuzzCase], None]) -> None:
+    """Run property `name` over `body` (curated examples first), reproducibly from `seed`."""
+    check = given(PROPERTIES[name]())(body)
     for curated in reversed(CURATED[name]()):  # hypothesis runs the last-applied first
         check = example(curated)(check)
     check = settings(
@@ -136,16 +177,9 @@ def _run_property(name: str, session: EchoSession, examples: int, seed: int) -> 
         verbosity=Verbosity.quiet,
         print_blob=False,
     )(check)
-    check = seed_decorator(seed)(check)
-    try:
-        check()
-    except _Counterexample:
-        pass
-    if not last:
-        return None
-    case, found = last[-1]  # hypothesis replays the minimal example last
-    if case.portable:
-        doc, reduced = reduce_portable(case.doc, lambda d: problem(FuzzCase(d), session.echo(d)))
-        if reduced is not None:
-            case, found = FuzzCase(doc), reduced
-    return Failure(name, case, found, fixture_document(case, found, session.target.label))
+    seed_decorator(seed)(check)()
+
+
+def _key(case: FuzzCase) -> str:
+    """A case's document as text: equal documents drawn again are answered from the cache."""
+    return json.dumps(case.doc, ensure_ascii=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from fakepeer.fuzz.echo import EchoReply
 from fakepeer.fuzz.strategies import FuzzCase
 from fakepeer.protocol.canonical import CanonicalizationError, canonical_bytes
@@ -46,6 +48,8 @@ def problem(case: FuzzCase, reply: EchoReply) -> str | None:
 
 
 def _compare_values(sent: object, received: object) -> str | None:
+    if _sorted_text(received) == _sorted_text(sent):
+        return None  # the same JSON values, so the same canonical bytes (1 MiB values: faster)
     try:
         if canonical_bytes(received) == canonical_bytes(sent):
             return None
@@ -54,8 +58,11 @@ def _compare_values(sent: object, received: object) -> str | None:
     return f"the echoed value differs: sent {_short(sent)}, got {_short(received)}"
 
 
-def _short(document: object, limit: int = 300) -> str:
-    import json
+def _sorted_text(document: object) -> str:
+    """JSON text with sorted keys: equal only for the same JSON values (`true` is not `1`)."""
+    return json.dumps(document, sort_keys=True, ensure_ascii=True)
 
+
+def _short(document: object, limit: int = 300) -> str:
     text = json.dumps(document, ensure_ascii=True)
     return text if len(text) <= limit else text[:limit] + "..."

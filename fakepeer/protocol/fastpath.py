@@ -105,8 +105,39 @@ def _unique(x: Any) -> bool:
     return not any(_equal(x[i], x[j]) for i in range(len(x)) for j in range(i + 1, len(x)))
 
 
-def strict_regex(pattern: str) -> re.Pattern[str]:
+#: The schemas' canonical padded base64 (§3.3). `re` runs the `(?:[...]{4})*` group once per
+#: four characters (about 80 ms for a 1 MiB value, twice per check); `_Base64` decides the same
+#: language with one character class and the rule for the last group's unused bits.
+CANONICAL_BASE64 = (
+    "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$"
+)
+_BASE64_CHARS = re.compile(r"[A-Za-z0-9+/]*")
+
+
+class _Base64:
+    """`strict_regex(CANONICAL_BASE64)`: `search(text)` is truthy exactly when the regex matches."""
+
+    pattern = CANONICAL_BASE64
+
+    @staticmethod
+    def search(text: str) -> bool | None:
+        if len(text) % 4:
+            return None
+        body = text.rstrip("=")
+        padding = len(text) - len(body)
+        if padding > 2 or not _BASE64_CHARS.fullmatch(body):
+            return None
+        if padding == 2 and body[-1] not in "AQgw":
+            return None
+        if padding == 1 and body[-1] not in "AEIMQUYcgkosw048":
+            return None
+        return True
+
+
+def strict_regex(pattern: str) -> re.Pattern[str] | _Base64:
     """Compile an ECMA-262 pattern for `search`, where a final `$` means end of input."""
+    if pattern == CANONICAL_BASE64:
+        return _Base64()
     if pattern.endswith("$") and not pattern.endswith("\\$"):
         pattern = pattern[:-1] + r"\Z"
     return re.compile(pattern)
