@@ -59,3 +59,31 @@ def test_both_reference_sdks_pass_the_whole_corpus(tmp_path: Path) -> None:
     assert re.fullmatch(r"\d+ passed, 0 failed(, \d+ skipped)?", last), last
     text = html.read_text(encoding="utf-8")
     assert text.count('<details class="case ') == 2 * corpus
+
+
+HTTP_SDKS = [f"http+cmd:{sdk} --http" for sdk in SDKS]
+
+
+def test_both_reference_sdks_pass_the_whole_corpus_over_http(tmp_path: Path) -> None:
+    """The same corpus over the second transport (docs/protocol.md §1.1): every fixture runs,
+    the HTTP-only ones included, none is skipped, and both SDKs pass all of them."""
+    _require_node()
+    report = tmp_path / "report.json"
+    command = [sys.executable, "-m", "fakepeer", "run"]
+    for sdk in HTTP_SDKS:
+        command += ["--sdk", sdk]
+    command += ["--report-json", str(report)]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=900)
+    output = result.stdout[-20_000:] + result.stderr[-5_000:]
+    assert result.returncode == 0, output
+
+    fixtures = load_fixtures([default_fixture_dir()])
+    document = json.loads(report.read_text(encoding="utf-8"))
+    assert [sdk["label"] for sdk in document["sdks"]] == HTTP_SDKS
+    for sdk in document["sdks"]:
+        summary = sdk["summary"]
+        assert summary["pass"] == summary["total"] == len(fixtures), (sdk["label"], summary)
+        http_cases = [case for case in sdk["cases"] if case["category"] == "http"]
+        assert http_cases and all(case["outcome"] == "pass" for case in http_cases)
+    last = result.stdout.rstrip("\n").splitlines()[-1]
+    assert last == f"{2 * len(fixtures)} passed, 0 failed", last

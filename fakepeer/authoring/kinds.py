@@ -10,6 +10,9 @@ from fakepeer.protocol.messages import KINDS
 from fakepeer.protocol.version import CAPABILITIES
 
 CAPABILITIES_1_0 = frozenset(CAPABILITIES)
+#: Capabilities of the transport, not of registration (D-HTTP-AUTH): the HTTP transport has
+#: `http`; an endpoint that authenticates requests adds `request_authentication`.
+TRANSPORT_CAPABILITIES = frozenset({"http", "request_authentication"})
 
 SEND_KINDS = frozenset(
     name for name, kind in KINDS.items() if kind.direction in ("S->W", "B->H", "both")

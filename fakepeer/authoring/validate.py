@@ -18,7 +18,12 @@ from fakepeer.authoring.docs import (
     protocol_sections,
     section_refs,
 )
-from fakepeer.authoring.kinds import CAPABILITIES_1_0, EXPECT_KINDS, SEND_KINDS
+from fakepeer.authoring.kinds import (
+    CAPABILITIES_1_0,
+    EXPECT_KINDS,
+    SEND_KINDS,
+    TRANSPORT_CAPABILITIES,
+)
 from fakepeer.authoring.oracle_check import OracleCheck, check_fixture
 from fakepeer.cases import (
     FixtureError,
@@ -161,12 +166,18 @@ def semantic_problems(
     capabilities = document.get("capabilities")
     if isinstance(capabilities, list):
         for index, name in enumerate(capabilities):
-            if isinstance(name, str) and name not in CAPABILITIES_1_0:
+            if isinstance(name, str) and name not in CAPABILITIES_1_0 | TRANSPORT_CAPABILITIES:
                 known = ", ".join(sorted(CAPABILITIES_1_0))
+                transport = ", ".join(sorted(TRANSPORT_CAPABILITIES))
                 problem(
-                    f"/capabilities/{index}", f"expected a §7.3 capability ({known}), got {name!r}"
+                    f"/capabilities/{index}",
+                    f"expected a §7.3 capability ({known}) or a transport capability "
+                    f"({transport}), got {name!r}",
                 )
     steps = document.get("steps")
+    uses_http = isinstance(steps, list) and any(isinstance(s, dict) and "http" in s for s in steps)
+    if uses_http and not (isinstance(capabilities, list) and "http" in capabilities):
+        problem("/capabilities", "a step has an `http` fault: the fixture needs capability `http`")
     if isinstance(steps, list):
         for index, step in enumerate(steps):
             if isinstance(step, dict):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -32,6 +33,7 @@ from fakepeer.protocol.limits import MAX_FRAME_BYTES
 from fakepeer.protocol.messages import encode_envelope
 from fakepeer.protocol.pointer import join
 from fakepeer.protocol.version import PROTOCOL_VERSION
+from fakepeer.transport.http import HttpPayload
 
 DEFAULT_VERSION = PROTOCOL_VERSION
 
@@ -194,6 +196,13 @@ class _StepProblem(Exception):
 def _build_step(
     raw: dict, path: tuple, counter: ExchangeCounter, version: str = DEFAULT_VERSION
 ) -> Step:
+    step = _plain_step(raw, path, counter, version)
+    if "http" in raw and isinstance(step, SendStep | RawSendStep):  # an HTTP fault (D-HTTP-*)
+        step = dataclasses.replace(step, payload=HttpPayload(step.payload, raw["http"]))
+    return step
+
+
+def _plain_step(raw: dict, path: tuple, counter: ExchangeCounter, version: str) -> Step:
     if "send" in raw:
         send = raw["send"]
         kind = send["kind"]

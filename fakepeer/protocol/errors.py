@@ -30,6 +30,7 @@ PROTOCOL_UNKNOWN_CAPABILITY: Final = "protocol.unknown_capability"
 PROTOCOL_INVALID_VALUE: Final = "protocol.invalid_value"
 PROTOCOL_LIMIT_EXCEEDED: Final = "protocol.limit_exceeded"
 PROTOCOL_UNKNOWN_FUNCTION: Final = "protocol.unknown_function"
+PROTOCOL_UNAUTHENTICATED: Final = "protocol.unauthenticated"
 
 #: Every category §5.2 lists, in its table order.
 RESERVED_CATEGORIES: Final = (
@@ -47,6 +48,7 @@ RESERVED_CATEGORIES: Final = (
     PROTOCOL_INVALID_VALUE,
     PROTOCOL_LIMIT_EXCEEDED,
     PROTOCOL_UNKNOWN_FUNCTION,
+    PROTOCOL_UNAUTHENTICATED,
 )
 
 

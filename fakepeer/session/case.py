@@ -29,7 +29,7 @@ from fakepeer.session.outcomes import Outcome
 from fakepeer.session.results import CaseResult
 from fakepeer.session.sdk import SdkSession, SessionError, StrayAnswer, decode
 from fakepeer.session.wire import WireLog
-from fakepeer.transport.errors import TransportError, TransportTimeout
+from fakepeer.transport.errors import NoAnswer, TransportError, TransportTimeout
 
 #: Time allowed to start an SDK and complete its registration (at least the case timeout).
 STARTUP_SECONDS = 10.0
@@ -266,6 +266,8 @@ def _check_nothing_more(session: SdkSession, wire: WireLog) -> None:
 def _describe(
     exc: TransportError, timeout: float, deadline: float, overall_deadline: float | None
 ) -> str:
+    if isinstance(exc, NoAnswer):
+        return f"{exc.reason}: {exc.detail}"
     if isinstance(exc, TransportTimeout):
         if overall_deadline is not None and deadline >= overall_deadline:
             # the run's bound, not the case's, was in force

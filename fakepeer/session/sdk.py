@@ -391,7 +391,7 @@ class SdkSession:
                 f"expected conform.registration_outcome registered, got {outcome.get('kind')!r} "
                 f"{json.dumps(outcome.get('body'))[:300]}"
             )
-        self.capabilities = frozenset(offered)
+        self.capabilities = frozenset(offered) | self.transport.capabilities()  # type: ignore[union-attr]
         self.register_body = register_body  # type: ignore[assignment]
 
     def _validate(self, envelope: dict) -> Sequence[object]:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fakepeer.cases.loader import repository_root
+from fakepeer.transport import http
 from fakepeer.transport.base import Transport
 from fakepeer.transport.inprocess import PREFIX, InProcessTransport, PythonHostError, load_host
 from fakepeer.transport.process import CommandError, SubprocessTransport, parse_command
@@ -31,7 +32,9 @@ def command_target(command: str, cwd: Path | None = None) -> SdkTarget:
     """An SDK started from a shell-like command line; raises CommandError when it cannot start.
 
     `python:[PATH:]MODULE:FUNCTION` names a host written in Python, run in the bench's own
-    process through the in-process transport (see `transport/inprocess.py`).
+    process through the in-process transport (see `transport/inprocess.py`);
+    `http+cmd:COMMAND` a host the bench starts and reaches over HTTP, `http://127.0.0.1:PORT/P`
+    an endpoint already running (see `transport/http.py`).
     """
     if command.startswith(PREFIX):
         try:
@@ -41,6 +44,12 @@ def command_target(command: str, cwd: Path | None = None) -> SdkTarget:
         return SdkTarget(
             label=command, command=[command], factory=lambda: InProcessTransport(host, command)
         )
+    if command.startswith(http.COMMAND_PREFIX):
+        argv, factory = http.command_transport_factory(command, cwd)
+        return SdkTarget(label=command, command=argv, factory=factory)  # type: ignore[arg-type]
+    if command.startswith(http.URL_PREFIX):
+        factory = http.url_transport_factory(command)
+        return SdkTarget(label=command, command=[command], factory=factory)  # type: ignore[arg-type]
     argv = parse_command(command, cwd)
     return SdkTarget(
         label=command, command=argv, factory=lambda: SubprocessTransport(argv, cwd=cwd)

@@ -54,6 +54,14 @@ class Transport:
         """
         return True
 
+    def capabilities(self) -> frozenset[str]:
+        """Capabilities of the transport itself (e.g. `http`, `request_authentication`).
+
+        They join what the host offered at registration, so fixtures of one transport's
+        mapping are skipped elsewhere with the usual reason.
+        """
+        return frozenset()
+
     def exit_status(self) -> int | None:
         """The host's own exit status once it ended by itself, else None (or when unknown)."""
         return None

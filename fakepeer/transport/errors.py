@@ -29,3 +29,12 @@ class TransportClosed(TransportError):
     """The SDK closed its end or exited."""
 
     reason = "crashed"
+
+
+class NoAnswer(TransportTimeout):
+    """Nothing more can come: a request-response endpoint answered every request sent.
+
+    A timeout at once, not at the deadline: on HTTP no answer arrives unasked.
+    """
+
+    reason = "gave no answer"

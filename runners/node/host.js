@@ -457,17 +457,18 @@ export function registryFromSpec(spec) {
 
 /**
  * Serve framed envelopes from `input` to `output` until `conform.shutdown` or the end of input,
- * one frame at a time. Resolves with the exit status.
+ * one frame at a time. Resolves with the exit status. `session` may be any object with the
+ * Session interface (the HTTP host passes one whose frames are requests, `http.js`).
  * @param {import('node:stream').Readable} input
  * @param {import('node:stream').Writable} output
+ * @param {Session} [session]
  * @returns {Promise<number>}
  */
-export async function serve(input, output) {
+export async function serve(input, output, session = new Session(input, output)) {
   const ambient = new Map();
   let admissionOpen = true;
   const trace = new Trace();
   const worker = new Worker(conformanceRegistry(ambient, trace), { sdk: DEFAULT_SDK });
-  const session = new Session(input, output);
 
   const finish = async (code) => {
     await session.writer.flush();
@@ -596,4 +597,10 @@ export function serveProcess() {
   );
 }
 
-if (isMain()) serveProcess();
+if (isMain()) {
+  if (process.argv.includes('--http') || process.env.RYUSEN_CONFORM_TRANSPORT === 'http') {
+    import('./http.js').then(({ serveHttp }) => serveHttp(serve, log));
+  } else {
+    serveProcess();
+  }
+}

@@ -152,7 +152,7 @@ def test_categories() -> None:
     assert errors.CATEGORY.fullmatch("a.b_2.c")
     assert errors.CATEGORY.fullmatch("app.unhandled")
     assert errors.CATEGORY.fullmatch("a.1")
-    assert len(errors.RESERVED_CATEGORIES) == 14
+    assert len(errors.RESERVED_CATEGORIES) == 15
     assert all(is_reserved(c) for c in errors.RESERVED_CATEGORIES)
     assert all(errors.CATEGORY.fullmatch(c) for c in errors.RESERVED_CATEGORIES)
     assert not is_reserved("payments.sdk")

@@ -1,0 +1,413 @@
+"""Request-response HTTP to an SDK endpoint (docs/protocol.md "HTTP", D-HTTP-*).
+
+One envelope per POST body, its answer envelope in the response body (200), no answer as 204.
+Frames the session queues are POSTed in order, lazily, when it asks for an answer, over one
+keep-alive connection (`http.client`), each request bounded by the caller's deadline. Anything
+but a 200 with a JSON envelope or an empty 204 is not a protocol answer and ends the session,
+as a framing fault does on a framed stream. Loopback only: the bench never sends a request
+anywhere but 127.0.0.1.
+
+`--sdk http+cmd:COMMAND` starts COMMAND (contained like any host, see `process`), gives it a
+fresh secret in RYUSEN_CONFORM_HTTP_SECRET and reads the endpoint URL from its first stdout
+line; `--sdk http://127.0.0.1:PORT/PATH` uses an endpoint that is already running (signed when
+RYUSEN_CONFORM_HTTP_SECRET is set in the bench's environment).
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import select
+import socket
+import time
+from collections import deque
+from collections.abc import Sequence
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from fakepeer.protocol.limits import MAX_FRAME_BYTES
+from fakepeer.transport import httpauth
+from fakepeer.transport.base import Transport
+from fakepeer.transport.errors import (
+    FrameError,
+    NoAnswer,
+    TransportClosed,
+    TransportError,
+    TransportTimeout,
+)
+from fakepeer.transport.process import CommandError, SubprocessTransport, parse_command
+
+#: The `--sdk` prefix of a host the bench starts and reaches over HTTP.
+COMMAND_PREFIX = "http+cmd:"
+#: The `--sdk` prefix of an endpoint that is already running.
+URL_PREFIX = "http://"
+#: The only address the bench sends a request to.
+LOOPBACK = "127.0.0.1"
+#: How long a started host has to print its URL.
+STARTUP_SECONDS = 10.0
+#: Longest first line (the URL and its capability words) read from a started host.
+MAX_URL_LINE = 4096
+#: The transport capability every HTTP endpoint has: fixtures of the HTTP mapping need it.
+HTTP_CAPABILITY = "http"
+#: A fault a fixture asks the transport to commit on one request (docs/fixtures.md "HTTP").
+FAULTS = (
+    "unsigned",
+    "bad_signature",
+    "altered",
+    "stale",
+    "future",
+    "replay",
+    "new_connection",
+    "oversized",
+)
+#: How many signed requests are kept for a later `replay` fault.
+_KEPT_SIGNATURES = 16
+
+
+class HttpPayload(bytes):
+    """A payload with the fault the transport commits when it sends it (framed: plain bytes)."""
+
+    fault: str
+
+    def __new__(cls, payload: bytes, fault: str) -> HttpPayload:
+        self = super().__new__(cls, payload)
+        self.fault = fault
+        return self
+
+    def __reduce__(self) -> tuple[type, tuple[bytes, str]]:
+        """Pickled with its fault (the fixture cache stores loaded steps)."""
+        return (HttpPayload, (bytes(self), self.fault))
+
+
+def parse_url(url: str) -> tuple[str, int, str]:
+    """(host, port, path) of a loopback endpoint URL; CommandError for anything else."""
+    parts = urlsplit(url)
+    if parts.scheme != "http":
+        raise CommandError(f"the endpoint {url!r} is not an http:// URL")
+    try:
+        port = parts.port
+    except ValueError:
+        raise CommandError(f"the endpoint {url!r} has an invalid port") from None
+    if parts.hostname != LOOPBACK:
+        raise CommandError(
+            f"the endpoint {url!r} is not on {LOOPBACK}: the bench sends requests to the "
+            "loopback address only"
+        )
+    if port is None or parts.query or parts.fragment or parts.username:
+        raise CommandError(f"the endpoint {url!r} must be http://{LOOPBACK}:PORT/PATH")
+    return LOOPBACK, port, parts.path or "/"
+
+
+class HttpTransport(Transport):
+    """Frames as POST requests to one endpoint; answers queued from the response bodies."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        secret: str | None = None,
+        capabilities: frozenset[str] = frozenset(),
+        process: SubprocessTransport | None = None,
+    ) -> None:
+        super().__init__()
+        self.url = url
+        self.host, self.port, self.path = parse_url(url)
+        self.secret = secret
+        self._capabilities = capabilities | {HTTP_CAPABILITY}
+        self.process = process
+        if process is not None:
+            self.stderr = process.stderr
+        self._connection: http.client.HTTPConnection | None = None
+        self._outbox: deque[bytes] = deque()
+        self._answers: deque[bytes] = deque()
+        self._signed: dict[bytes, dict[str, str]] = {}
+        self._closed = False
+
+    # ----------------------------------------------------------------- the contract
+
+    def send(self, payload: bytes, deadline: float | None = None) -> None:
+        """Queue one frame: it is POSTed when an answer is asked for."""
+        self._check_open()
+        self._outbox.append(payload)
+
+    def send_many(self, payloads: Sequence[bytes], deadline: float | None = None) -> None:
+        self._check_open()
+        self._outbox.extend(payloads)
+
+    def receive(self, deadline: float | None = None) -> bytes:
+        """POST queued frames in order until one is answered with an envelope."""
+        self._check_open()
+        while not self._answers:
+            if not self._outbox:
+                raise NoAnswer("every request sent was answered 204 (no envelope)")
+            answer = self._exchange(self._outbox.popleft(), deadline)
+            if answer is not None:
+                self._answers.append(answer)
+        return self._answers.popleft()
+
+    def ready(self) -> bool:
+        return self._closed or bool(self._answers or self._outbox)
+
+    def capabilities(self) -> frozenset[str]:
+        return self._capabilities
+
+    def close(self, wait: float = 0.0) -> None:
+        """POST what is still queued (a `conform.shutdown`) within `wait`, then end the host.
+
+        An endpoint the bench did not start is never sent `conform.shutdown`: it is not ours.
+        """
+        if self._closed:
+            return
+        until = time.monotonic() + wait
+        if self.process is not None and wait > 0:
+            try:
+                while self._outbox:
+                    self._exchange(self._outbox.popleft(), until)
+            except TransportError:
+                pass
+        self._closed = True
+        self._outbox.clear()
+        self._drop_connection()
+        if self.process is not None:
+            self.process.close(wait=max(0.0, until - time.monotonic()))
+
+    def exit_status(self) -> int | None:
+        return self.process.exit_status() if self.process is not None else None
+
+    def exit_note(self, *, hung: bool = False) -> str | None:
+        return self.process.exit_note() if self.process is not None else None
+
+    def stderr_tail(self) -> str:
+        return self.process.stderr_tail() if self.process is not None else ""
+
+    # ----------------------------------------------------------------- one request
+
+    def _exchange(self, payload: bytes, deadline: float | None) -> bytes | None:
+        """POST one frame; its answer envelope, or None for a 204."""
+        fault = getattr(payload, "fault", None)
+        body = bytes(payload)
+        if fault == "oversized":
+            return self._oversized(body, deadline)
+        headers = self._headers(body, fault)
+        if fault == "altered":
+            body += b" "  # still the same JSON document: only the signature can tell
+        if fault in ("replay", "new_connection"):
+            self._drop_connection()
+        connection = self._connect(deadline)
+        try:
+            connection.request("POST", self.path, body, headers)
+            response = connection.getresponse()
+            data = _read_body(response)
+        except BaseException as exc:
+            self._drop_connection()
+            raise _transport_error(exc, self.url) from None
+        if response.will_close:
+            self._drop_connection()
+        try:
+            return _answer(response, data)
+        except TransportError:
+            self._drop_connection()
+            raise
+
+    def _headers(self, body: bytes, fault: str | None) -> dict[str, str]:
+        """Content type and the signature (D-HTTP-AUTH), or the fault's wrong version of it."""
+        headers = {"Content-Type": "application/json"}
+        if self.secret is None or fault == "unsigned":
+            return headers
+        if fault == "replay" and body in self._signed:
+            return {**headers, **self._signed[body]}
+        now = int(time.time())
+        if fault == "stale":
+            now -= 2 * httpauth.REPLAY_WINDOW_SECONDS
+        elif fault == "future":
+            now += 2 * httpauth.REPLAY_WINDOW_SECONDS
+        secret = httpauth.new_secret() if fault == "bad_signature" else self.secret
+        signed = httpauth.headers(secret, now, body)
+        if fault is None or fault == "new_connection":
+            if len(self._signed) >= _KEPT_SIGNATURES:
+                self._signed.pop(next(iter(self._signed)))
+            self._signed[body] = signed
+        return {**headers, **signed}
+
+    def _oversized(self, body: bytes, deadline: float | None) -> bytes | None:
+        """Announce a body one byte over the limit, send only `body`, read the answer.
+
+        The endpoint must answer from the announced length alone (D-HTTP-LIMITS), without
+        waiting for bytes that never come; the connection is not reused.
+        """
+        self._drop_connection()
+        announced = MAX_FRAME_BYTES + 1
+        head = (
+            f"POST {self.path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {announced}\r\n\r\n"
+        ).encode("ascii")
+        try:
+            sock = socket.create_connection((self.host, self.port), timeout=_timeout(deadline))
+        except BaseException as exc:
+            raise _transport_error(exc, self.url) from None
+        try:
+            sock.sendall(head + body)
+            response = http.client.HTTPResponse(sock, method="POST")
+            response.begin()
+            data = _read_body(response)
+        except BaseException as exc:
+            raise _transport_error(exc, self.url) from None
+        finally:
+            sock.close()
+        return _answer(response, data)
+
+    def _connect(self, deadline: float | None) -> http.client.HTTPConnection:
+        if self._connection is None:
+            self._connection = http.client.HTTPConnection(self.host, self.port)
+        if self._connection.sock is None:
+            self._connection.timeout = _timeout(deadline)
+            try:
+                self._connection.connect()
+                self._connection.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            except BaseException as exc:
+                self._drop_connection()
+                raise _transport_error(exc, self.url) from None
+        self._connection.timeout = _timeout(deadline)
+        if self._connection.sock is not None:
+            self._connection.sock.settimeout(self._connection.timeout)
+        return self._connection
+
+    def _drop_connection(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            connection.close()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise TransportError("the HTTP transport was already closed")
+
+
+def _timeout(deadline: float | None) -> float | None:
+    """A socket timeout for the time left (never 0, which would make the socket non-blocking)."""
+    if deadline is None:
+        return None
+    return max(0.001, deadline - time.monotonic())
+
+
+def _read_body(response: http.client.HTTPResponse) -> bytes:
+    """The response body, refused past the frame limit without buffering it all."""
+    length = response.getheader("Content-Length")
+    if length is not None and length.isdigit() and int(length) > MAX_FRAME_BYTES:
+        raise FrameError(f"announced a response of {length} bytes (limit {MAX_FRAME_BYTES})")
+    data = response.read(MAX_FRAME_BYTES + 1)
+    if len(data) > MAX_FRAME_BYTES:
+        raise FrameError(f"sent a response over {MAX_FRAME_BYTES} bytes")
+    return data
+
+
+def _answer(response: http.client.HTTPResponse, data: bytes) -> bytes | None:
+    """The envelope a response carries, None for a 204; a generic status is no answer."""
+    status = response.status
+    if status == 204:
+        length = response.getheader("Content-Length") or "0"
+        if data or length != "0":
+            size = len(data) or length
+            raise HttpAnswerError(f"answered 204 No Content with a {size}-byte body")
+        return None
+    if status != 200:
+        raise HttpAnswerError(
+            f"answered HTTP {status} {response.reason}".rstrip()
+            + ": a generic status, not a protocol answer (D-HTTP-STATUS)"
+        )
+    content_type = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
+    if content_type != "application/json":
+        raise HttpAnswerError(
+            f"answered 200 with Content-Type {content_type or '(none)'!r}, not application/json"
+        )
+    if not data:
+        raise HttpAnswerError("answered 200 with an empty body: the answer envelope is the body")
+    return data
+
+
+class HttpAnswerError(TransportError):
+    """A response that is not a protocol answer (D-HTTP-STATUS)."""
+
+    reason = "answered without an envelope"
+
+
+def _transport_error(exc: BaseException, url: str) -> TransportError:
+    """One line for what went wrong on the connection."""
+    if isinstance(exc, TransportError):
+        return exc
+    if isinstance(exc, TimeoutError | socket.timeout):
+        return TransportTimeout("sent no HTTP response before the deadline")
+    if isinstance(exc, ConnectionRefusedError):
+        return TransportClosed(f"refused the connection to {url}")
+    if isinstance(exc, http.client.RemoteDisconnected | ConnectionError | BrokenPipeError):
+        return TransportClosed("closed the connection before its answer")
+    if isinstance(exc, http.client.HTTPException):
+        return FrameError(f"broke HTTP: {type(exc).__name__} {exc}".strip())
+    if isinstance(exc, OSError):
+        return TransportClosed(f"connection failed: {exc}")
+    if isinstance(exc, KeyboardInterrupt | SystemExit):
+        raise exc
+    return TransportError(f"{type(exc).__name__}: {exc}")
+
+
+# --------------------------------------------------------------------- starting a host
+
+
+def start_command(argv: Sequence[str], cwd: Path | None = None) -> HttpTransport:
+    """Start a host that serves HTTP and connect to the URL on its first stdout line.
+
+    The line is `http://127.0.0.1:PORT/PATH [CAPABILITY ...]`: a host that authenticates
+    requests adds `request_authentication` (D-HTTP-START).
+    """
+    secret = httpauth.new_secret()
+    process = SubprocessTransport(argv, cwd=cwd, env={httpauth.SECRET_VARIABLE: secret})
+    try:
+        line = _first_line(process, time.monotonic() + STARTUP_SECONDS)
+        url, *words = line.split()
+        capabilities = frozenset(w for w in words if w == httpauth.CAPABILITY)
+        return HttpTransport(url, secret=secret, capabilities=capabilities, process=process)
+    except (CommandError, ValueError) as exc:
+        process.close()
+        tail = process.stderr_tail().strip().splitlines()
+        clue = f" (stderr: {tail[-1][:200]})" if tail else ""
+        raise CommandError(f"{exc}{clue}") from None
+
+
+def _first_line(process: SubprocessTransport, deadline: float) -> str:
+    """The host's first stdout line, or CommandError when none comes in time."""
+    fd = process.process.stdout.fileno()  # type: ignore[union-attr]
+    data = b""
+    while b"\n" not in data:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise CommandError(f"printed no endpoint URL within {STARTUP_SECONDS:g} s")
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            continue
+        try:
+            chunk = os.read(fd, MAX_URL_LINE)
+        except BlockingIOError:
+            continue
+        if not chunk:
+            raise CommandError("ended its output before printing its endpoint URL")
+        data += chunk
+        if len(data) > MAX_URL_LINE:
+            raise CommandError("printed a first line longer than 4096 bytes, not a URL")
+    line = data.split(b"\n", 1)[0].decode("utf-8", "replace").strip()
+    if not line:
+        raise CommandError("printed an empty first line instead of its endpoint URL")
+    parse_url(line.split()[0])
+    return line
+
+
+def command_transport_factory(spec: str, cwd: Path | None = None) -> tuple[list[str], object]:
+    """The argv and a factory for `http+cmd:COMMAND` (CommandError when it cannot start)."""
+    argv = parse_command(spec.removeprefix(COMMAND_PREFIX), cwd)
+    return argv, lambda: start_command(argv, cwd)
+
+
+def url_transport_factory(url: str) -> object:
+    """A factory for an endpoint already running at `url` (CommandError for a bad URL)."""
+    parse_url(url)
+    secret = os.environ.get(httpauth.SECRET_VARIABLE) or None
+    capabilities = frozenset({httpauth.CAPABILITY}) if secret else frozenset()
+    return lambda: HttpTransport(url, secret=secret, capabilities=capabilities)

@@ -1,0 +1,206 @@
+// The conformance host over HTTP (docs/protocol.md "HTTP"), with node:http only.
+//
+// One envelope per POST body; the frame the host writes in answer is the response body (200),
+// none is a 204. The §12 host loop (`serve` in host.js) is unchanged: its session's `receive`
+// takes the next request's body where it would read a frame, and what it sent since the last
+// `receive` is that request's answer. Every refusal (too large, unauthenticated, not JSON) is a
+// `protocol_error` envelope with status 200, never a bare status (D-HTTP-STATUS).
+//
+// Started as `conform --http`: listens on 127.0.0.1 on a free port, prints its URL (and
+// `request_authentication` when RYUSEN_CONFORM_HTTP_SECRET gives it a secret) as its first
+// stdout line, logs to stderr, and exits on `conform.shutdown` or when its stdin ends.
+
+import { createServer } from 'node:http';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { PassThrough } from 'node:stream';
+import { Session, decodeEnvelope, encodeEnvelope, ProtocolFault, RyusenError } from './src/index.js';
+
+export const PATH = '/ryusen';
+export const MAX_BODY_BYTES = 16_777_216;
+export const REPLAY_WINDOW_SECONDS = 300;
+
+/** A Session whose frames are HTTP requests: `receive` ends the answer to the previous one. */
+export class HttpSession extends Session {
+  constructor() {
+    super(new PassThrough(), new PassThrough());
+    /** @type {Buffer[]} */
+    this.written = [];
+    this.waiting = null; // resolve of the host's pending receive
+    this.queued = []; // request bodies not yet taken (null: end)
+    this.answering = null; // resolve of the request being served
+  }
+
+  send(kind, id, body) {
+    this.written.push(Buffer.from(encodeEnvelope(kind, id, body)));
+    return Promise.resolve();
+  }
+
+  /** The request being served is answered completely: hand over what was written. */
+  finish() {
+    if (this.answering === null) return false;
+    const answer = this.answering;
+    this.answering = null;
+    const written = this.written;
+    this.written = [];
+    answer(written);
+    return true;
+  }
+
+  /** Serve one request body; resolves with the frames the host wrote in answer. */
+  request(body) {
+    return new Promise((resolve) => {
+      this.queued.push({ body, resolve });
+      this.#wake();
+    });
+  }
+
+  end() {
+    this.queued.push(null);
+    this.#wake();
+  }
+
+  #wake() {
+    if (this.waiting !== null && this.queued.length > 0) {
+      const wake = this.waiting;
+      this.waiting = null;
+      wake();
+    }
+  }
+
+  async receive(expecting = []) {
+    if (this.pushedBack !== undefined) {
+      const received = this.pushedBack;
+      this.pushedBack = undefined;
+      return received;
+    }
+    this.finish();
+    if (this.queued.length === 0) await new Promise((resolve) => (this.waiting = resolve));
+    const next = this.queued.shift();
+    if (next === null) return null;
+    this.answering = next.resolve;
+    try {
+      return { envelope: decodeEnvelope(next.body, { expecting }) };
+    } catch (error) {
+      if (error instanceof ProtocolFault) return { fault: error };
+      throw error;
+    }
+  }
+}
+
+/** Request authentication (D-HTTP-AUTH): why a request is refused, or null. */
+export class Guard {
+  constructor(secret) {
+    this.secret = Buffer.from(secret, 'ascii');
+    this.seen = new Map();
+  }
+
+  refusal(headers, body) {
+    const timestamp = headers['ryusen-timestamp'];
+    const nonce = headers['ryusen-nonce'];
+    const signature = headers['ryusen-signature'];
+    if (!timestamp || !nonce || !signature) return 'unsigned request';
+    if (!/^[0-9]{1,12}$/.test(timestamp) || !/^[\x21-\x7e]+$/.test(nonce)) return 'malformed authentication headers';
+    const mac = createHmac('sha256', this.secret);
+    mac.update(`${timestamp}.${nonce}.`, 'ascii');
+    mac.update(body);
+    const expected = Buffer.from(`v1=${mac.digest('hex')}`, 'ascii');
+    const given = Buffer.from(signature, 'utf8');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'bad signature';
+    const now = Date.now() / 1000;
+    if (Math.abs(now - Number(timestamp)) > REPLAY_WINDOW_SECONDS) return 'stale timestamp';
+    for (const [seen, when] of this.seen) if (now - when > 2 * REPLAY_WINDOW_SECONDS) this.seen.delete(seen);
+    if (this.seen.has(nonce)) return 'replayed request';
+    this.seen.set(nonce, now);
+    return null;
+  }
+}
+
+/** A `protocol_error` on "-": the host has not decoded the request it refuses. */
+export function refusal(category, message) {
+  const error = new RyusenError(category, message, { details: { pointer: '' } });
+  return Buffer.from(encodeEnvelope('protocol_error', '-', { error: error.toRecord() }));
+}
+
+function answer(response, status, data, close = false) {
+  const headers = {};
+  if (status === 200) headers['Content-Type'] = 'application/json';
+  if (status !== 204) headers['Content-Length'] = String(data.length);
+  if (close) headers.Connection = 'close';
+  response.writeHead(status, headers);
+  response.end(status === 204 ? undefined : data);
+}
+
+/** Serve HTTP on 127.0.0.1 with the host loop `serve` until `conform.shutdown` or stdin ends. */
+export function serveHttp(serve, log) {
+  const secret = process.env.RYUSEN_CONFORM_HTTP_SECRET || null;
+  const guard = secret ? new Guard(secret) : null;
+  const session = new HttpSession();
+  let chain = Promise.resolve(); // one request at a time (§12.1)
+
+  const server = createServer({ noDelay: true, keepAlive: true }, (request, response) => {
+    if (request.method !== 'POST' || request.url !== PATH) {
+      request.resume();
+      answer(response, 404, Buffer.alloc(0));
+      return;
+    }
+    const length = request.headers['content-length'];
+    if (length === undefined || !/^[0-9]+$/.test(length)) {
+      answer(response, 200, refusal('protocol.malformed', 'no Content-Length'), true);
+      request.destroy();
+      return;
+    }
+    if (Number(length) > MAX_BODY_BYTES) {
+      // refused from the announced length alone: the body is never read (D-HTTP-LIMITS)
+      answer(response, 200, refusal('protocol.limit_exceeded', 'request too large'), true);
+      return;
+    }
+    const chunks = [];
+    request.on('data', (chunk) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks);
+      if (guard !== null) {
+        const why = guard.refusal(request.headers, body);
+        if (why !== null) {
+          log(`refused: ${why}`);
+          answer(response, 200, refusal('protocol.unauthenticated', why));
+          return;
+        }
+      }
+      const contentType = (request.headers['content-type'] || '').split(';')[0].trim().toLowerCase();
+      if (contentType !== 'application/json') {
+        answer(response, 200, refusal('protocol.malformed', 'not application/json'));
+        return;
+      }
+      chain = chain.then(async () => {
+        const written = await session.request(body);
+        if (written.length > 1) log(`wrote ${written.length} frames for one request; answering the first`);
+        if (written.length > 0) answer(response, 200, written[0]);
+        else answer(response, 204, Buffer.alloc(0));
+      });
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+
+  process.on('unhandledRejection', (reason) => log(`unhandled rejection: ${reason?.stack ?? reason}`));
+  server.listen(0, '127.0.0.1', () => {
+    const { port } = server.address();
+    process.stdout.write(`http://127.0.0.1:${port}${PATH}${guard ? ' request_authentication' : ''}\n`);
+    process.stdin.on('end', () => session.end());
+    process.stdin.on('error', () => session.end());
+    process.stdin.resume();
+    serve(null, null, session).then(
+      async (code) => {
+        session.finish(); // the shutdown request is answered (204)
+        await chain;
+        server.close();
+        server.closeAllConnections?.();
+        process.exitCode = code;
+        setImmediate(() => process.exit(code));
+      },
+      (error) => {
+        log(`fatal: ${error?.stack ?? error}`);
+        process.exit(1);
+      },
+    );
+  });
+}
