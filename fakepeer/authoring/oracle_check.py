@@ -65,6 +65,8 @@ def _check_invoke(
     result: OracleCheck,
 ) -> None:
     try:
+        if getattr(step.payload, "fault", None) is not None:
+            raise Unmodeled("an HTTP fault (the transport's business, docs/protocol.md §1.1)")
         if (
             step.envelope.get("version") != "1.0"
             or validate_message(step.envelope)
