@@ -181,6 +181,8 @@ def main() -> int:
     """Serve HTTP on 127.0.0.1 until `conform.shutdown` or the end of stdin."""
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="conform-py: %(message)s")
     secret = os.environ.get(SECRET_VARIABLE) or None
+    # this thread has the deep stack frames need (entry.py); the HTTP threads only move bytes
+    threading.stack_size(16 * 1024 * 1024)
     host = HttpHost()
     host.answered = threading.Event()  # type: ignore[attr-defined]
     guard = Guard(secret) if secret else None
@@ -198,7 +200,7 @@ def main() -> int:
         host.requests.put(None)  # the bench is gone: end as on conform.shutdown
 
     threading.Thread(target=watch_stdin, daemon=True).start()
-    serving = threading.Thread(target=server.serve_forever, daemon=True)
+    serving = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     serving.start()
     status = host.serve()
     host.answered.clear()  # type: ignore[attr-defined]
