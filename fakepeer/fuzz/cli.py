@@ -16,6 +16,8 @@ from fakepeer.fuzz.fixture import fixture_text
 from fakepeer.session.targets import command_target, default_target
 from fakepeer.transport.process import CommandError
 
+ECHO_EXAMPLES = 100
+
 
 def fuzz(
     sdk: Annotated[
@@ -26,8 +28,14 @@ def fuzz(
         ),
     ] = None,
     examples: Annotated[
-        int, typer.Option("--examples", min=1, help="Examples per property (round trip, refusal).")
-    ] = 100,
+        int | None,
+        typer.Option(
+            "--examples",
+            min=1,
+            help="Examples per property (round trip, refusal; default 100), or with --semantics "
+            "the cases to play (default 1000).",
+        ),
+    ] = None,
     seed: Annotated[
         int | None, typer.Option("--seed", help="Random seed (printed; reuse it to reproduce).")
     ] = None,
@@ -38,20 +46,47 @@ def fuzz(
     timeout: Annotated[
         float, typer.Option("--timeout", min=0.001, help="Seconds allowed per echo.")
     ] = 5.0,
+    semantics: Annotated[
+        bool,
+        typer.Option(
+            "--semantics",
+            help="Fuzz invocation semantics instead: generated programs, histories, modes and "
+            "targets, each held to the oracle (answer and effect trace). Default examples: 1000.",
+        ),
+    ] = False,
+    max_time: Annotated[
+        float | None,
+        typer.Option("--max-time", help="With --semantics: stop playing after this many seconds."),
+    ] = None,
 ) -> None:
-    """Fuzz an SDK's tagged value codec through conform.echo in one long-lived session."""
+    """Fuzz an SDK: its value codec through conform.echo, or (--semantics) its replay semantics."""
+    if max_time is not None and not semantics:
+        _usage("--max-time bounds a --semantics campaign; add --semantics")
+    if max_time is not None and not max_time > 0:
+        _usage(f"--max-time must be a positive number of seconds, not {max_time:g}")
     try:
         target = command_target(sdk) if sdk else default_target()
     except CommandError as exc:
         typer.echo(f"ryusen-conform: error: {exc}", err=True)
         raise typer.Exit(2) from None
+    if semantics:
+        from fakepeer.fuzz.semantic_cli import run_semantics
+
+        raise typer.Exit(run_semantics(target, examples, seed, out, timeout, max_time))
     try:
-        result = run_campaign(target, examples=examples, seed=seed, out=out, timeout=timeout)
+        result = run_campaign(
+            target, examples=examples or ECHO_EXAMPLES, seed=seed, out=out, timeout=timeout
+        )
     except FuzzSetupError as exc:
         typer.echo(f"ryusen-conform: error: {exc}", err=True)
         raise typer.Exit(2) from None
     report(result)
     raise typer.Exit(1 if result.failures else 0)
+
+
+def _usage(message: str) -> None:
+    typer.echo(f"ryusen-conform: error: {message}", err=True)
+    raise typer.Exit(2)
 
 
 def report(result: CampaignResult) -> None:

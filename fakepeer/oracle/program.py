@@ -280,7 +280,10 @@ class _Interpreter:
 
         def declare() -> dict:
             if correlation is None:
-                _duration(op["timeout"], "timeout")  # which refusal comes first is open
+                try:
+                    _duration(op["timeout"], "timeout")
+                except AppError:
+                    raise Unmodeled("a wait refused for two arguments (order open)") from None
                 raise sdk_error(INVALID_DECLARATION)
             count = _duration(op["timeout"], "timeout")
             return {

@@ -29,10 +29,13 @@ def trace_difference(expected: tuple[dict, ...] | list[dict], actual: list) -> s
     """None when `actual` is a trace a correct SDK may leave, else the first difference.
 
     A caught suspension is dropped on both sides (whether a host sees one differs between
-    correct SDKs, §12.4). The rest must start with the expected events exactly; what follows
-    may only be `caught` events (recorded after the answer was fixed, by a workflow that went
-    on), never a `started` one.
+    correct SDKs, §12.4), but only `catch_all` may catch one (§11.2 item 6). The rest must
+    start with the expected events exactly; what follows may only be `caught` events (recorded
+    after the answer was fixed, by a workflow that went on), never a `started` one.
     """
+    for index, event in enumerate(actual):
+        if _is_suspension(event) and event.get("by") != "catch_all":
+            return f"trace event {index}: {_show(event)}: only catch_all may catch a suspension"
     wanted = [event for event in expected if not _is_suspension(event)]
     got = [event for event in actual if not _is_suspension(event)]
     for index, event in enumerate(wanted):

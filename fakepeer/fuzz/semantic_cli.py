@@ -1,0 +1,59 @@
+"""`fuzz --semantics`: run the campaign, print the counterexample as a draft fixture, one summary.
+
+Exit status: 0 no disagreement, 1 a disagreement (its draft printed, and written under --out),
+2 the SDK cannot be started.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from fakepeer.fuzz.semantic_campaign import (
+    SemanticResult,
+    SemanticSetupError,
+    run_semantic_campaign,
+)
+from fakepeer.session.targets import SdkTarget
+
+DEFAULT_EXAMPLES = 1000
+
+
+def run_semantics(
+    target: SdkTarget,
+    examples: int | None,
+    seed: int | None,
+    out: Path | None,
+    timeout: float,
+    max_time: float | None,
+) -> int:
+    """Run one campaign and report it; returns the exit status."""
+    try:
+        result = run_semantic_campaign(
+            target, examples=examples or DEFAULT_EXAMPLES, seed=seed, out=out,
+            timeout=timeout, max_time=max_time,
+        )  # fmt: skip
+    except SemanticSetupError as exc:
+        typer.echo(f"ryusen-conform: error: {exc}", err=True)
+        return 2
+    report(result)
+    return 1 if result.failure else 0
+
+
+def report(result: SemanticResult) -> None:
+    """The counterexample (what differs, then the draft fixture), then one summary line."""
+    failure = result.failure
+    if failure is not None:
+        typer.echo(f"DISAGREEMENT after {failure.found_after} example(s): {failure.problem}")
+        where = f" (written to {failure.path})" if failure.path else ""
+        typer.echo(f"--- draft fixture {failure.draft['id']}.recorded.json{where}")
+        typer.echo(json.dumps(failure.draft, indent=2, ensure_ascii=False))
+        typer.echo("---")
+    bound = " (stopped by --max-time)" if result.timed_out else ""
+    typer.echo(
+        f"fuzzed {result.sdk} semantics: {result.played} example(s) played{bound}, "
+        f"{result.invocations} invocations in {result.seconds:.1f} s ({result.rate:.0f}/s), "
+        f"seed {result.seed}, {1 if failure else 0} disagreement(s)"
+    )
