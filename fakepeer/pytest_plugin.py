@@ -5,6 +5,12 @@ Then every fixture becomes one item named by its id (`ryusen-conform::values.i64
 `-x`, `--junitxml` and pytest-xdist's `-n` work as for any test. Each pytest process (each
 xdist worker) starts one SDK session and runs its items through it, as `ryusen-conform run`
 does; a failing item shows the same text as the CLI's failure line and diff.
+
+An SDK command that cannot start, a bad --ryusen-variants or an unreadable list is one usage
+error (exit status 4) before any item runs. `--ryusen-known-failures FILE` turns listed failures
+into xfail, a listed pass into a failure and a listed id that is no fixture into the failing item
+`ryusen-conform::known-failures`, so the plugin path cannot end green on a stale list either.
+The rootdir and ini file are the invoking project's, not the SDK folder's.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from typing import Any
 import pytest
 
 _RUNNER = pytest.StashKey["_SdkRunner"]()
+_KNOWN = pytest.StashKey[Any]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -48,6 +55,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Seconds allowed per case (default: as `ryusen-conform run`).",
     )
     group.addoption(
+        "--ryusen-known-failures",
+        metavar="FILE",
+        action="append",
+        default=[],
+        help="Fixture ids expected to fail (as `run --known-failures`; repeatable): a listed "
+        "failure is xfail, a listed pass fails its item, a listed id that is no fixture fails "
+        "the item ryusen-conform::known-failures.",
+    )
+    group.addoption(
+        "--ryusen-variants",
+        metavar="all|none|NAME,...",
+        default="none",
+        help="Derived variants to run besides each fixture (as `run --variants`).",
+    )
+    group.addoption(
         "--ryusen-strict",
         action="store_true",
         default=False,
@@ -56,7 +78,66 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    """Check the options once, before any item runs: a bad one is one usage error (exit 4)."""
     config.addinivalue_line("markers", "ryusen_conform: a Ryusen conformance fixture")
+    command = config.getoption("ryusen_sdk", None)
+    if not command:
+        return
+    from fakepeer.cases.variants import parse_variants
+    from fakepeer.session import targets_from_options
+    from fakepeer.suite import known_failures
+
+    try:
+        targets_from_options([command])
+    except Exception as exc:  # CommandError: not startable; one line, not a traceback
+        raise pytest.UsageError(f"--ryusen-sdk {command}: {exc}") from None
+    try:
+        parse_variants(config.getoption("ryusen_variants"))
+    except ValueError as exc:
+        raise pytest.UsageError(f"--ryusen-variants: {exc}") from None
+    try:
+        config.stash[_KNOWN] = known_failures.read_lists(
+            config.getoption("ryusen_known_failures"), [command]
+        )
+    except known_failures.KnownFailuresError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: Any, args: Any) -> None:
+    """The rootdir (and ini file) of the invoking project, not of the SDK's folder.
+
+    pytest picks its rootdir before plugins add their options, so `--ryusen-sdk ./sdk/conform`
+    made `./sdk/conform` look like a test path. Now that the option is known, choose again
+    from the real test paths (unless --rootdir or -c chose already).
+    """
+    namespace = early_config.known_args_namespace
+    if not getattr(namespace, "ryusen_sdk", None) or namespace.rootdir or namespace.inifilename:
+        return
+    try:
+        from _pytest.config.findpaths import determine_setup
+
+        rootpath, inipath, inicfg, ignored = determine_setup(
+            inifile=None,
+            override_ini=namespace.override_ini,
+            args=list(namespace.file_or_dir),
+            rootdir_cmd_arg=None,
+            invocation_dir=early_config.invocation_params.dir,
+        )
+        if rootpath == early_config.rootpath:
+            return
+        wrong = list(early_config.getini("addopts"))  # the SDK folder's ini put them in args
+        if wrong and args[: len(wrong)] == wrong:
+            del args[: len(wrong)]
+        early_config._rootpath = rootpath
+        early_config._inipath = inipath
+        early_config._inicfg = inicfg
+        early_config._ignored_config_files = ignored
+        early_config._inicache.clear()
+        namespace.confcutdir = str(inipath.parent if inipath is not None else rootpath)
+        args[:0] = list(early_config.getini("addopts"))
+    except (ImportError, AttributeError, TypeError, ValueError):
+        return  # another pytest: its own choice stands (`--ryusen-sdk=CMD` avoids it)
 
 
 @pytest.hookimpl(tryfirst=True)  # before -k and -m deselect items
@@ -67,7 +148,11 @@ def pytest_collection_modifyitems(
     if not command:
         return
     suite = ConformanceSuite.from_parent(session, name="ryusen-conform", nodeid="ryusen-conform")
-    items.extend(suite.collect())
+    collected = suite.collect()
+    # counted as collected (so the header says `collected N items`, never `-495 selected`)
+    report = pytest.CollectReport(suite.nodeid, "passed", None, collected)
+    config.hook.pytest_collectreport(report=report)
+    items.extend(collected)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -93,7 +178,39 @@ class ConformanceSuite(pytest.Collector):
         except FixtureError as exc:
             problems = "\n".join(str(problem) for problem in exc.problems)
             raise pytest.UsageError(f"ryusen-conform: fixture problems:\n{problems}") from None
-        return [FixtureItem.from_parent(self, name=f.id, fixture=f) for f in fixtures]
+        from fakepeer.cases.variants import parse_variants, with_variants
+        from fakepeer.suite import known_failures
+
+        chosen = with_variants(fixtures, parse_variants(config.getoption("ryusen_variants")))
+        items: list[pytest.Item] = [
+            FixtureItem.from_parent(self, name=f.id, fixture=f) for f in chosen
+        ]
+        known = config.stash.get(_KNOWN, None)
+        if known:
+            ids = {f.id for f in fixtures} | {f.id for f in chosen}
+            problems = known_failures.problems(known, ids)
+            if problems:
+                items.append(
+                    ListProblems.from_parent(self, name="known-failures", problems=problems)
+                )
+        return items
+
+
+class ListProblems(pytest.Item):
+    """The --ryusen-known-failures problems (an id that names no fixture): one failing item."""
+
+    def __init__(self, *, problems: list[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.problems = problems
+
+    def runtest(self) -> None:
+        raise CaseFailed("\n".join(f"known failures: error: {p}" for p in self.problems))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style=None) -> str:  # type: ignore[override]
+        return str(excinfo.value)
+
+    def reportinfo(self) -> tuple[Path | str, int | None, str]:
+        return "", None, "ryusen-conform known-failures"
 
 
 class CaseFailed(Exception):
@@ -114,12 +231,21 @@ class FixtureItem(pytest.Item):
         self.user_properties.append(("rule", f"{fixture.rule.section}: {fixture.rule.quote}"))
 
     def runtest(self) -> None:
-        from fakepeer.session.outcomes import Outcome
+        from fakepeer.session.outcomes import Outcome, apply_known_failure
 
         strict = self.config.getoption("ryusen_strict")
         case = _runner(self.config).run(self.fixture)
+        known = self.config.stash.get(_KNOWN, None)
+        listed = known.for_sdk(self.config.getoption("ryusen_sdk")) if known else None
+        case.outcome = apply_known_failure(
+            case.raw_outcome, bool(listed) and case.id in listed.entries
+        )
         if case.outcome is Outcome.SKIP:
             pytest.skip(case.reason)
+        if case.outcome is Outcome.XFAIL:
+            pytest.xfail(f"known failure: {case.reason}")
+        if case.outcome is Outcome.XPASS:
+            raise CaseFailed(f"XPASS {case.id}: listed as a known failure but passed")
         if case.fails_run(strict):
             raise CaseFailed(case_text(case, strict))
         if case.outcome in (Outcome.FAIL, Outcome.ERROR):  # a recommended-level warning

@@ -90,3 +90,49 @@ def test_in_this_checkout_the_option_collects_the_fixtures_alone() -> None:
     assert counts == [f"ryusen-conform: {corpus}"], result.stdout[-2000:]
     named = _pytest(ROOT, "--ryusen-sdk", sdk, "--collect-only", "tests/cli/test_atomic_writes.py")
     assert "tests/cli/test_atomic_writes.py: 3" in named.stdout.splitlines(), named.stdout
+
+
+# ----------------------------------------------------------------------------- issue 22 (3, 11)
+
+
+def test_an_sdk_that_cannot_start_is_one_usage_error_exit_4(tmp_path: Path) -> None:
+    result = _pytest(tmp_path, "--ryusen-sdk", "./nonexistent", "-k", "values.bytes-empty")
+    assert result.returncode == 4, result.stdout[-2000:] + result.stderr[-2000:]
+    output = result.stdout + result.stderr
+    assert output.count("--ryusen-sdk ./nonexistent") == 1
+    assert "Traceback" not in output and "UsageError" not in output
+
+
+def test_q_prints_the_summary_and_the_rootdir_is_the_invoking_projects(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    sdk = str(ROOT / "runners" / "python" / "conform")  # beside this checkout's `addopts = -q`
+    quiet = _pytest(project, "--ryusen-sdk", sdk, "-k", "values.bytes-empty")
+    assert re.search(r"^1 passed, \d+ deselected", quiet.stdout, re.M), quiet.stdout[-800:]
+    verbose = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--ryusen-sdk", sdk]
+        + ["-k", "values.bytes-empty"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert f"rootdir: {project}" in verbose.stdout, verbose.stdout[:800]
+    assert re.search(r"collected \d+ items / \d+ deselected / 1 selected", verbose.stdout)
+    assert "-" not in re.search(r"collected[^\n]*", verbose.stdout).group(0).split("/")[-1]
+
+
+def test_known_failures_and_variants_options(tmp_path: Path) -> None:
+    listed = tmp_path / "known.txt"
+    listed.write_text("replay.callback-not-rerun\nvalues.does-not-exist\n", encoding="utf-8")
+    result = _pytest(
+        tmp_path,
+        *("--ryusen-sdk", MUTANT, "-k", "callback-not-rerun or known-failures"),
+        *("--ryusen-known-failures", str(listed)),
+    )
+    assert result.returncode == 1
+    assert re.search(r"1 failed, \d+ deselected, 1 xfailed", result.stdout), result.stdout[-800:]
+    assert "lists values.does-not-exist, which is not a loaded fixture" in result.stdout
+    bad = _pytest(tmp_path, "--ryusen-sdk", MUTANT, "--ryusen-variants", "all,bogus")
+    assert bad.returncode == 4 and "--ryusen-variants" in bad.stdout + bad.stderr
