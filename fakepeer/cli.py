@@ -44,7 +44,7 @@ from fakepeer.report import (
     reporters,
     to_document,
 )
-from fakepeer.report.document import selection_of
+from fakepeer.report.document import order_text, selection_of
 from fakepeer.session import (
     EXIT_INTERRUPTED,
     EXIT_USAGE,
@@ -54,6 +54,7 @@ from fakepeer.session import (
 from fakepeer.streams import PipeSafeStream
 from fakepeer.suite import DEFAULT_CASE_TIMEOUT, RunOptions, rerun, run_suite
 from fakepeer.suite import known_failures as known_lists
+from fakepeer.suite.order import bare_shuffle_argv, parse_seed
 from fakepeer.transport import CommandError, close_all
 
 #: Longest --timeout / --max-time accepted (a day): beyond it a deadline is no deadline.
@@ -317,6 +318,22 @@ def run(
             metavar="FILE",
         ),
     ] = None,
+    shuffle: Annotated[
+        str | None,
+        typer.Option(
+            "--shuffle",
+            help="Play the cases in a seeded random order (a new seed without SEED); the seed "
+            "is printed and in every report, and the same seed replays the same order.",
+            metavar="[SEED]",
+        ),
+    ] = None,
+    isolate: Annotated[
+        bool,
+        typer.Option(
+            "--isolate",
+            help="Play every case on a fresh host process (slow: a start and handshake per case).",
+        ),
+    ] = False,
     *,
     reports: dict[str, Path],
     strict: bool,
@@ -332,6 +349,10 @@ def run(
     if not 1 <= jobs <= MAX_JOBS:
         raise UsageProblem(f"--jobs takes a whole number from 1 to {MAX_JOBS}, got {jobs}")
     _check_outputs(reports, write_failures)
+    try:
+        seed = None if shuffle is None else parse_seed(shuffle)
+    except ValueError as exc:
+        raise UsageProblem(str(exc)) from None
     if update_failures and not known_failures:
         raise UsageProblem("--update-failures rewrites the --known-failures lists: name one")
     if exitfirst:
@@ -384,7 +405,11 @@ def run(
         strict=strict,
         max_failures=maxfail,
         tolerated=lambda label, ident: known_lists.is_listed(known, label, ident),
+        shuffle_seed=seed,
+        isolate=isolate,
     )
+    if seed is not None or isolate:
+        console.print(f"order: {order_text({'shuffle_seed': seed, 'isolate': isolate})}")
     with RunProgress(console, targets, len(selected)) as progress:
         result = run_suite(targets, selected, options, on_result=progress.advance)
     result.lenient = lenient
@@ -640,7 +665,8 @@ def main(argv: list[str] | None = None) -> int:
     command = typer.main.get_command(app)
     _plain_help(command)
     try:
-        command.main(args=argv, prog_name="ryusen-conform", standalone_mode=True)
+        args = bare_shuffle_argv(sys.argv[1:] if argv is None else argv)
+        command.main(args=args, prog_name="ryusen-conform", standalone_mode=True)
         status = 0
     except SystemExit as exc:  # typer reports usage errors itself (exit status 2)
         status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)

@@ -2,7 +2,9 @@
 
 It runs the real command line, `ryusen-conform run --variants all --sdk runners/python/conform
 --sdk runners/node/conform`, and requires both SDKs to pass every fixture and every derived
-variant of it (`FIXTURE@VARIANT`, fakepeer.cases.variants). It never skips: a machine
+variant of it (`FIXTURE@VARIANT`, fakepeer.cases.variants), in a new seeded random order each time
+(`--shuffle`: a case must not need a neighbour; a failure's output names the seed that replays
+it). It never skips: a machine
 without the JavaScript SDK's dependencies fails with the command that installs them.
 """
 
@@ -39,6 +41,7 @@ def test_both_reference_sdks_pass_the_whole_corpus(tmp_path: Path) -> None:
     for sdk in SDKS:
         command += ["--sdk", sdk]
     command += ["--variants", "all", "--report-json", str(report), "--html", str(html)]
+    command += ["--shuffle"]
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=900)
     output = result.stdout[-20_000:] + result.stderr[-5_000:]
     assert result.returncode == 0, output
@@ -48,6 +51,8 @@ def test_both_reference_sdks_pass_the_whole_corpus(tmp_path: Path) -> None:
     assert corpus > 4 * len(fixtures)  # each fixture in several variants, reported one by one
     document = json.loads(report.read_text(encoding="utf-8"))
     assert [sdk["label"] for sdk in document["sdks"]] == SDKS
+    assert isinstance(document["order"]["shuffle_seed"], int), document["order"]
+    assert f"--shuffle {document['order']['shuffle_seed']}" in result.stdout
     for sdk in document["sdks"]:
         summary = sdk["summary"]
         assert (summary["fail"], summary["error"]) == (0, 0), (sdk["label"], summary)

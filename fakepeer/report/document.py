@@ -58,6 +58,23 @@ def selection_of(fixture_ids: Iterable[str]) -> dict:
     return {"count": len(ids), "sha256": digest}
 
 
+def order_of(run: RunResult) -> dict:
+    """The order the cases ran in: `shuffle_seed` (None for fixture-id order) and `isolate`."""
+    return {"shuffle_seed": run.shuffle_seed, "isolate": run.isolate}
+
+
+def order_text(order: dict | None) -> str:
+    """`cases shuffled with seed N (...)`, `isolated: ...`, or "" for the usual order."""
+    order = order or {}
+    parts = []
+    if order.get("shuffle_seed") is not None:
+        seed = order["shuffle_seed"]
+        parts.append(f"cases shuffled with seed {seed} (replay the order: --shuffle {seed})")
+    if order.get("isolate"):
+        parts.append("isolated: a fresh host process per case (--isolate)")
+    return "; ".join(parts)
+
+
 def to_document(run: RunResult, info: RunInfo = RunInfo()) -> dict:
     """The JSON report document of a run."""
     tally = run.counts()
@@ -73,6 +90,7 @@ def to_document(run: RunResult, info: RunInfo = RunInfo()) -> dict:
         "case_timeout": info.timeout,
         "exit_status": run.exit_status(),
         "interrupted": run.interrupted,
+        "order": order_of(run),
         "list_problems": list(run.list_problems),
         "summary": {**tally, "total": sum(tally.values())},
         "matrix": build_tally(run).to_json(),
@@ -173,6 +191,8 @@ def run_from_document(document: dict) -> RunResult:
         strict=bool(document.get("strict", False)),
         lenient=bool(document.get("lenient", False)),
         interrupted=bool(document.get("interrupted", False)),
+        shuffle_seed=(document.get("order") or {}).get("shuffle_seed"),
+        isolate=bool((document.get("order") or {}).get("isolate", False)),
         list_problems=list(document.get("list_problems", [])),
     )
 

@@ -16,7 +16,7 @@ from importlib import resources
 from fakepeer import __version__
 from fakepeer.protocol.version import PROTOCOL_VERSION
 from fakepeer.report.catalog import Catalog, catalog_from_document
-from fakepeer.report.document import RunInfo, run_from_document
+from fakepeer.report.document import RunInfo, order_of, order_text, run_from_document
 from fakepeer.report.htmlcase import case_details
 from fakepeer.report.htmltext import anchor, attr, category_anchor, text
 from fakepeer.report.registry import Reporter
@@ -89,6 +89,9 @@ def _header(run: RunResult, info: RunInfo) -> str:
         facts.append(f"case timeout {info.timeout:g} s")
     if info.shard:
         facts.append(f"shard {text(info.shard)}")
+    order = order_text(order_of(run))
+    if order:
+        facts.append(text(order))
     if run.strict:
         facts.append("--strict")
     if run.lenient:

@@ -25,7 +25,7 @@ def to_junit(document: dict) -> ET.ElementTree:
     category_tally = tally_from_json(document["matrix"])
     for sdk in document["sdks"]:
         suite = ET.SubElement(root, "testsuite", name=sdk["label"])
-        _add_properties(suite, sdk, category_tally)
+        _add_properties(suite, sdk, category_tally, document.get("order") or {})
         tally = dict.fromkeys(_TALLY, 0.0)
         for case in sdk["cases"]:
             element = ET.SubElement(
@@ -75,13 +75,17 @@ def _number(key: str, value: float) -> str:
     return f"{value:.6f}" if key == "time" else str(int(value))
 
 
-def _add_properties(suite: ET.Element, sdk: dict, tally: Tally) -> None:
+def _add_properties(suite: ET.Element, sdk: dict, tally: Tally, order: dict) -> None:
     properties = ET.SubElement(suite, "properties")
     caps = sdk["capabilities"]
     facts = [
         ("command", " ".join(sdk["command"])),
         ("capabilities", "(never registered)" if caps is None else ",".join(caps)),
     ]
+    if order.get("shuffle_seed") is not None:
+        facts.append(("shuffle_seed", str(order["shuffle_seed"])))
+    if order.get("isolate"):
+        facts.append(("isolate", "true"))
     facts += [(f"category.{c}", tally.cell(c, sdk["label"]).text) for c in tally.categories]
     facts.append(("total", tally.totals[sdk["label"]].text))
     for name, value in facts:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fakepeer.report.document import order_text
 from fakepeer.report.groups import GROUP_FROM
 from fakepeer.report.registry import Reporter
 from fakepeer.report.tally import Cell, Status, Tally, tally_from_json
@@ -21,6 +22,9 @@ def to_markdown(document: dict) -> str:
     """With several SDKs the categories x SDKs table comes first, then each SDK's section."""
     tally = tally_from_json(document["matrix"])
     lines = ["# Ryusen conformance report", ""]
+    order = order_text(document.get("order"))
+    if order:
+        lines.extend([f"Order: {order}.", ""])
     if len(document["sdks"]) > 1:
         lines.extend(_tally_section(tally))
     for sdk in document["sdks"]:

@@ -65,6 +65,11 @@ def _json_bytes(value: object) -> bytes:
     return encode_envelope(value)  # type: ignore[arg-type]
 
 
+#: One numbering for every exchange the model server opens in this process: two scenarios (or
+#: two plays of one) never reuse an id, so a late or cached answer cannot pass for another's.
+_EXCHANGES = itertools.count(1)
+
+
 class HostFault(Exception):
     """The host broke the protocol or the session (crash, hang, garbage, wrong frame)."""
 
@@ -79,12 +84,16 @@ class HostLink:
         wire: WireLog | None = None,
         deadline: float | None = None,
         validator: Callable[[dict], list] | None = None,
+        scope: str = "server",
     ) -> None:
+        """`scope` begins every exchange id (`<scope>.invoke#<n>`): a lifecycle case's id, so
+        its frames are told from every other case's."""
         self.session = session
+        self.scope = scope
         self.wire = wire
         self.case_deadline = deadline
         self._validator = validator
-        self._ids = itertools.count(1)
+        self._ids = _EXCHANGES
         self._invokes = InvokeEncoder()
         self.ambient: dict[str, str] = {}
         self.admission_open = True
@@ -131,7 +140,7 @@ class HostLink:
         return envelope
 
     def _request(self, kind: str, body: dict) -> tuple[str, dict]:
-        ident = f"server.{kind.removeprefix('conform.')}#{next(self._ids)}"
+        ident = f"{self.scope}.{kind.removeprefix('conform.')}#{next(self._ids)}"
         self._write(kind, body, ident)
         return ident, self._read(ident)
 
@@ -152,7 +161,7 @@ class HostLink:
 
     def publish(self, store: ManifestStore) -> dict:
         """Have the host publish its registry; activate it in `store`; the manifest body."""
-        ident = f"server.publish#{next(self._ids)}"
+        ident = f"{self.scope}.publish#{next(self._ids)}"
         self._write(
             "conform.publish", {"scope": dict(CONFORM_SCOPE), "expected_parent": None}, ident
         )
@@ -217,7 +226,7 @@ class HostLink:
         twice and reads both answers; "crash" kills the host right after writing the request
         and starts a new one (the answer, if any, is never read).
         """
-        ident = f"server.invoke#{next(self._ids)}"
+        ident = f"{self.scope}.invoke#{next(self._ids)}"
         self.last_request_id = ident
         self.dropped_answer = None
         if fault == "crash":

@@ -43,7 +43,8 @@ def play_lifecycle(
     """Play `fixture`'s scenario; the differences from its expectation."""
     spec = fixture.lifecycle
     assert isinstance(spec, LifecycleSpec)
-    report = simulate_spec(HostLink(session, wire=wire, deadline=deadline), spec)
+    link = HostLink(session, wire=wire, deadline=deadline, scope=f"{fixture.id}/server")
+    report = simulate_spec(link, spec)
     if report.host_fault is not None:
         raise SessionError(f"during the lifecycle scenario: {report.host_fault}")
     return compare_report(spec.expect, report)

@@ -42,15 +42,19 @@ def run_case(
     timeout: float,
     comparer: Comparer,
     overall_deadline: float | None = None,
+    fresh: bool = False,
 ) -> CaseResult:
     """Run one fixture; never raises for SDK misbehaviour (it becomes an `error` result).
+
+    `fresh`: the case is the first a new host process serves, as the `fresh-process` variant
+    (`run --isolate`).
 
     If a late answer of an earlier case interrupts this one, that case takes the error and this
     one is played once more on a fresh process, where its own outcome stands.
     """
-    result = _play(session, fixture, timeout, comparer, overall_deadline, True)
+    result = _play(session, fixture, timeout, comparer, overall_deadline, True, fresh)
     if result is None:
-        result = _play(session, fixture, timeout, comparer, overall_deadline, False)
+        result = _play(session, fixture, timeout, comparer, overall_deadline, False, fresh)
     assert result is not None
     return result
 
@@ -62,6 +66,7 @@ def _play(
     comparer: Comparer,
     overall_deadline: float | None,
     may_blame: bool,
+    fresh: bool = False,
 ) -> CaseResult | None:
     """Play the script once; None when an earlier case was blamed and this one must be replayed."""
     wire = WireLog()
@@ -70,7 +75,7 @@ def _play(
     invokes: dict[str, tuple[dict, str | None]] = {}  # exchange id -> (invoke, trace request id)
     trace_problem: str | None = None
     try:
-        if fixture.variant == FRESH_PROCESS and session.transport is not None:
+        if (fresh or fixture.variant == FRESH_PROCESS) and session.transport is not None:
             session.discard()  # the variant: this case is the first a new host process serves
         session.ensure_started(deadline, wire)  # (re)starting does not eat into the case's time
         deadline = _clip(time.monotonic() + timeout, overall_deadline)

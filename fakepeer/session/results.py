@@ -98,6 +98,10 @@ class RunResult:
     lenient: bool = False
     #: Ctrl-C or a signal ended the run early: unfinished cases are marked not run.
     interrupted: bool = False
+    #: The seed of the order the cases ran in (`--shuffle`), None for fixture-id order.
+    shuffle_seed: int | None = None
+    #: Every case ran on a fresh host process (`--isolate`).
+    isolate: bool = False
     #: Problems of the --known-failures lists (an id that is no fixture, ...): each fails the
     #: run unless lenient, and every report names them.
     list_problems: list[str] = field(default_factory=list)

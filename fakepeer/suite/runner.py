@@ -26,6 +26,7 @@ from fakepeer.session.outcomes import Outcome
 from fakepeer.session.results import CaseResult, RunResult, SdkRun, trim_result
 from fakepeer.session.sdk import SdkSession
 from fakepeer.session.targets import SdkTarget
+from fakepeer.suite.order import play_order
 
 DEFAULT_CASE_TIMEOUT = 5.0
 #: Cases per process whose wire logs stay in memory for matching a late copy of an answer.
@@ -48,6 +49,10 @@ class RunOptions:
     max_failures: int | None = None
     #: (SDK label, fixture id) of a listed known failure: it does not count toward --maxfail.
     tolerated: Callable[[str, str], bool] | None = None
+    #: Play the cases in this seeded random order (`--shuffle`; reports keep fixture-id order).
+    shuffle_seed: int | None = None
+    #: Play every case on a fresh host process (`--isolate`).
+    isolate: bool = False
 
 
 @dataclass
@@ -105,7 +110,13 @@ def run_suite(
                 continue
             run, interrupted = _run_target(target, ordered, options, overall, on_result, budget)
             runs.append(run)
-    return RunResult(sdks=runs, strict=options.strict, interrupted=interrupted)
+    return RunResult(
+        sdks=runs,
+        strict=options.strict,
+        interrupted=interrupted,
+        shuffle_seed=options.shuffle_seed,
+        isolate=options.isolate,
+    )
 
 
 @contextmanager
@@ -136,9 +147,8 @@ def _run_target(
 ) -> tuple[SdkRun, bool]:
     """One SDK's run, and whether it was interrupted."""
     started = time.monotonic()
-    shared = _Shared(
-        target, options, Comparer(options.validator), overall, on_result, deque(fixtures)
-    )
+    queue = deque(play_order(fixtures, options.shuffle_seed))
+    shared = _Shared(target, options, Comparer(options.validator), overall, on_result, queue)
     if budget is not None:
         shared.budget = budget
     jobs = max(1, min(options.jobs, len(fixtures) or 1))
@@ -254,6 +264,7 @@ def _serve(session: SdkSession, shared: _Shared, recent: deque[CaseResult]) -> N
                     timeout=options.timeout,
                     comparer=shared.comparer,
                     overall_deadline=overall,
+                    fresh=options.isolate,
                 )
             except Exception as exc:  # noqa: BLE001 - a bench bug: this case's internal error
                 result = _internal(fixture, f"the bench failed on this case: {_where(exc)}")

@@ -7,6 +7,16 @@ catches is a hole in the corpus. Mutants come from both reference SDKs: the Pyth
 mutant while it passes against the unpatched baseline of the same SDK (the same wrapper host with
 `none`), so fixtures a reference SDK itself fails today never count as kills.
 
+A kill must stand on its own and fail a CI gate (issue 20):
+
+- **In isolation.** The whole corpus first runs against each mutant in one shared session (the
+  usual run); then each (mutant, fixture) pair that failed there is played again alone, on a
+  fresh host process (`run --isolate` on that fixture). Only a fixture that still fails alone is
+  a killer; one that failed only after its neighbours is listed apart ("needs neighbours").
+- **Through the gate.** A failure that does not fail the run (a `recommended` fixture whose own
+  expectation differs, with no broken invariant) is a warning, not a kill: a mutant only such
+  warnings catch *survives the gate* and is reported as surviving.
+
 Regenerate `tests/mutants/KILL_MATRIX.md` from the repository root with:
 
     python -m tests.mutants.kill_matrix
@@ -17,10 +27,12 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from fakepeer.cases import Fixture, load_fixtures, repository_root
@@ -50,12 +62,19 @@ class KillMatrix:
     fixtures: list[str]
     #: SDK ("python", "node") -> fixtures its unpatched baseline fails (never counted as kills).
     baseline_failures: dict[str, list[str]]
+    #: Fixtures that fail the run against the mutant alone, on a fresh host (the killers).
     kills: dict[str, list[str]]
     seconds: float
     unapplicable: dict[str, str]
+    #: Fixtures that failed against the mutant in the shared session but pass alone.
+    needs_neighbours: dict[str, list[str]] = field(default_factory=dict)
+    #: Fixtures that fail against the mutant alone only as a warning (recommended, no invariant).
+    warnings: dict[str, list[str]] = field(default_factory=dict)
+    #: Seconds of the shared-session stage and of the isolation stage, and pairs re-checked.
+    stages: dict[str, float] = field(default_factory=dict)
 
     def survivors(self) -> list[str]:
-        """Mutants no fixture killed."""
+        """Mutants no fixture killed (alone, failing the run): they pass a CI gate."""
         return [name for name, killers in self.kills.items() if not killers]
 
     def idle_fixtures(self) -> list[str]:
@@ -94,10 +113,42 @@ def mutant_target(name: str) -> SdkTarget:
     return SdkTarget(label=name, command=argv, factory=lambda: SubprocessTransport(argv, cwd=root))
 
 
-def run_mutant(name: str, fixtures: Sequence[Fixture], timeout: float = CASE_TIMEOUT) -> SdkRun:
-    """One bench run of the whole selection against one mutant (through the bench's API)."""
-    result = run_suite([mutant_target(name)], fixtures, RunOptions(timeout=timeout, jobs=1))
-    return result.sdks[0]
+def run_mutant(
+    name: str, fixtures: Sequence[Fixture], timeout: float = CASE_TIMEOUT, isolate: bool = False
+) -> SdkRun:
+    """One bench run of the selection against one mutant (through the bench's API); `isolate`:
+    each case on a fresh host process (for a Python mutant, forked from a zygote)."""
+    options = RunOptions(timeout=timeout, jobs=1, isolate=isolate)
+    if not isolate or sdk_of(name) != "python":
+        return run_suite([mutant_target(name)], fixtures, options).sdks[0]
+    with zygote(name) as argv:
+        root = repository_root()
+        target = SdkTarget(name, argv, lambda: SubprocessTransport(argv, cwd=root))
+        return run_suite([target], fixtures, options).sdks[0]
+
+
+@contextmanager
+def zygote(name: str) -> Iterator[list[str]]:
+    """A Python mutant host that forks a fresh host per client; the client's command line.
+
+    A fork of a host that made its imports and served nothing is as fresh as a new process and
+    costs milliseconds instead of a quarter second (`zygote_client.py`)."""
+    with tempfile.TemporaryDirectory(prefix="ryusen-zygote-") as folder:
+        path = str(Path(folder) / "host.sock")
+        process = subprocess.Popen(
+            [sys.executable, str(MUTANT_HOST), "--zygote", name, path],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        try:
+            assert process.stdout is not None
+            if process.stdout.readline().strip() != "ready":
+                raise RuntimeError(f"the zygote of mutant {name!r} did not start")
+            yield [sys.executable, "-S", str(HERE / "zygote_client.py"), path]
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
 
 
 def unapplicable_mutants(names: Sequence[str]) -> dict[str, str]:
@@ -128,6 +179,14 @@ def failing_ids(run: SdkRun) -> set[str]:
     return {case.id for case in run.results if case.raw_outcome in FAILING}
 
 
+def gate_failing_ids(run: SdkRun) -> set[str]:
+    """Failing cases that fail the run (not `--strict`): required ones, and recommended ones
+    that broke an invariant."""
+    return {
+        case.id for case in run.results if case.raw_outcome in FAILING and case.fails_run(False)
+    }
+
+
 def build_kill_matrix(
     names: Sequence[str] | None = None,
     fixtures: Sequence[Fixture] | None = None,
@@ -146,14 +205,40 @@ def build_kill_matrix(
         runs = dict(
             zip(labels, pool.map(lambda n: run_mutant(n, selected, timeout), labels), strict=True)
         )
+    shared_done = time.monotonic()
     broken = {sdk: failing_ids(runs[BASELINES[sdk]]) for sdk in sdks}
-    kills = {name: sorted(failing_ids(runs[name]) - broken[sdk_of(name)]) for name in chosen}
+    shared = {name: sorted(failing_ids(runs[name]) - broken[sdk_of(name)]) for name in chosen}
+    by_id = {fixture.id: fixture for fixture in selected}
+
+    def alone(name: str) -> SdkRun:
+        """The mutant's shared-session killers again, each alone on a fresh host."""
+        return run_mutant(name, [by_id[i] for i in shared[name]], timeout, isolate=True)
+
+    rechecked = [name for name in chosen if shared[name]]
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        isolated = dict(zip(rechecked, pool.map(alone, rechecked), strict=True))
+    kills, neighbours, warnings = {}, {}, {}
+    for name in chosen:
+        run = isolated.get(name)
+        alone_failing = failing_ids(run) if run is not None else set()
+        gate = gate_failing_ids(run) if run is not None else set()
+        kills[name] = sorted(gate)
+        warnings[name] = sorted(alone_failing - gate)
+        neighbours[name] = sorted(set(shared[name]) - alone_failing)
+    finished = time.monotonic()
     return KillMatrix(
         fixtures=sorted(f.id for f in selected),
         baseline_failures={sdk: sorted(failures) for sdk, failures in broken.items()},
         kills=kills,
-        seconds=time.monotonic() - started,
+        seconds=finished - started,
         unapplicable=unapplicable,
+        needs_neighbours=neighbours,
+        warnings=warnings,
+        stages={
+            "shared_seconds": shared_done - started,
+            "isolation_seconds": finished - shared_done,
+            "pairs_rechecked": float(sum(len(shared[name]) for name in chosen)),
+        },
     )
 
 
@@ -168,11 +253,34 @@ def render_text(matrix: KillMatrix) -> str:
     for name in in_catalog_order(matrix.kills):
         killers = matrix.kills[name]
         shown = ", ".join(killers[:4]) + (", ..." if len(killers) > 4 else "")
-        lines.append(f"  {name:<{width}}  {len(killers):>3}  {shown or 'SURVIVED'}")
+        apart = _apart(matrix, name)
+        lines.append(f"  {name:<{width}}  {len(killers):>3}  {shown or 'SURVIVED'}{apart}")
     for name, reason in sorted(matrix.unapplicable.items()):
         lines.append(f"  {name:<{width}}  patch does not apply: {reason}")
     lines.append(f"fixtures that kill no mutant: {len(matrix.idle_fixtures())}")
+    lines.append(_timing(matrix))
     return "\n".join(lines)
+
+
+def _apart(matrix: KillMatrix, name: str) -> str:
+    """` (needs neighbours: 2; warnings only: 1)`: what failed but is no kill."""
+    parts = []
+    if matrix.needs_neighbours.get(name):
+        parts.append(f"needs neighbours: {len(matrix.needs_neighbours[name])}")
+    if matrix.warnings.get(name):
+        parts.append(f"warnings only: {len(matrix.warnings[name])}")
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
+def _timing(matrix: KillMatrix) -> str:
+    stages = matrix.stages
+    if not stages:
+        return f"built in {matrix.seconds:.0f} s"
+    return (
+        f"built in {matrix.seconds:.0f} s: shared sessions {stages['shared_seconds']:.0f} s, "
+        f"then {stages['pairs_rechecked']:.0f} (mutant, fixture) pairs alone on a fresh host "
+        f"{stages['isolation_seconds']:.0f} s"
+    )
 
 
 def render_markdown(matrix: KillMatrix) -> str:
@@ -185,13 +293,21 @@ def render_markdown(matrix: KillMatrix) -> str:
         "Python SDK by `tests/mutants/mutant_host.py NAME` (catalog: `tests/mutants/patches.py`),",
         "the Node SDK by `node tests/mutants/node_mutant_host.js node:NAME` (catalog:",
         "`tests/mutants/node_mutants.json`). A fixture kills a mutant when it fails or errors",
-        "against the mutant and passes against the unpatched baseline of the same SDK (the same",
-        "wrapper host with `none`).",
+        "against the mutant **alone, on a fresh host process**, in a way that **fails the run**",
+        "(a required fixture, or a broken invariant in a recommended one), and passes against the",
+        "unpatched baseline of the same SDK (the same wrapper host with `none`). The corpus first",
+        "runs against each mutant in one shared session; each fixture that failed there is then",
+        "played alone; one that failed only after its neighbours, or only as a warning, is listed",
+        "apart and is no kill. A mutant no fixture kills so survives a CI gate.",
         "",
         f"{len(matrix.kills)} mutants, {len(matrix.fixtures)} fixtures, "
-        f"{len(matrix.survivors())} surviving mutants.",
+        f"{len(matrix.survivors())} surviving mutants; "
+        f"{sum(1 for k in matrix.kills.values() if len(k) < 2)} killed by fewer than two "
+        "fixtures in isolation.",
         "",
-        "| mutant | SDK | fault | kills | fixtures that caught it |",
+        f"Regeneration: {_timing(matrix)} (2 jobs).",
+        "",
+        "| mutant | SDK | fault | kills | fixtures that caught it (alone, failing the run) |",
         "|---|---|---|---:|---|",
     ]
     for name in in_catalog_order(matrix.kills):
@@ -199,6 +315,23 @@ def render_markdown(matrix: KillMatrix) -> str:
         fault = fault_of(name).replace("|", "\\|")
         listed = ", ".join(f"`{k}`" for k in killers) or "**survived**"
         out.append(f"| `{name}` | {sdk_of(name)} | {fault} | {len(killers)} | {listed} |")
+    apart = [name for name in in_catalog_order(matrix.kills) if _apart(matrix, name)]
+    if apart:
+        out += [
+            "",
+            "## Failures that are no kill",
+            "",
+            "Fixtures that failed against a mutant only after other cases in the same host",
+            "process (needs neighbours), or alone but only as a warning (a recommended fixture's",
+            "own expectation, no broken invariant).",
+            "",
+            "| mutant | needs neighbours | warnings only |",
+            "|---|---|---|",
+        ]
+        for name in apart:
+            needs = ", ".join(f"`{k}`" for k in matrix.needs_neighbours.get(name, ())) or "-"
+            warned = ", ".join(f"`{k}`" for k in matrix.warnings.get(name, ())) or "-"
+            out.append(f"| `{name}` | {needs} | {warned} |")
     if matrix.unapplicable:
         out += ["", "## Mutants whose patch no longer applies (update its catalog)", ""]
         out += [f"- `{name}`: {reason}" for name, reason in sorted(matrix.unapplicable.items())]

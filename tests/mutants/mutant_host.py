@@ -48,7 +48,10 @@ def main(argv: list[str]) -> int:
         return _help()
     if len(argv) >= 2 and argv[1] == "--check":
         return check(argv[2:])
-    if len(argv) != 2 or argv[1].startswith("-"):
+    zygote = len(argv) == 4 and argv[1] == "--zygote"
+    if zygote:
+        argv = [argv[0], argv[2], argv[3]]
+    elif len(argv) != 2 or argv[1].startswith("-"):
         print(f"{USAGE}\n(mutant_host.py --help lists the mutants)", file=sys.stderr)
         return 2
     from patches import MUTANTS, apply_mutant
@@ -62,11 +65,19 @@ def main(argv: list[str]) -> int:
     assert spec is not None and spec.loader is not None
     host = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(host)
+    if zygote:  # fork a fresh host per `zygote_client.py` (the kill matrix's isolation)
+        from zygote import serve_forks
+
+        def serve() -> int:
+            print(f"mutant host: {name} (forked)", file=sys.stderr, flush=True)
+            return host.run_with_deep_stack()
+
+        return serve_forks(argv[2], serve)
     print(f"mutant host: {name}", file=sys.stderr, flush=True)
     return host.run_with_deep_stack()
 
 
-USAGE = "usage: mutant_host.py NAME | none | --check [NAME...] | --help"
+USAGE = "usage: mutant_host.py NAME | none | --zygote NAME SOCKET | --check [NAME...] | --help"
 
 
 def _help() -> int:
@@ -81,6 +92,7 @@ def _help() -> int:
     print("  NAME          serve as the reference host with mutant NAME applied")
     print("  none          serve as the unpatched reference host (the baseline)")
     print("  --check [NAME...]  report each named patch (default: all) that no longer applies")
+    print("  --zygote NAME SOCKET  fork a fresh NAME host per tests/mutants/zygote_client.py")
     print()
     print("Use it as an SDK: ryusen-conform run --sdk 'python3 tests/mutants/mutant_host.py NAME'")
     print("Check one mutant fast: python -m tests.mutants.kill_matrix --only NAME")
