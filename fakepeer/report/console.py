@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
+import time
 from collections.abc import Sequence
 from types import TracebackType
 
@@ -40,11 +42,63 @@ def make_console() -> Console:
     return Console(highlight=False, soft_wrap=True)
 
 
+#: Seconds between progress lines when stdout is no terminal (a CI log): $RYUSEN_CONFORM_PROGRESS
+#: sets it (0 turns the lines off).
+PROGRESS_SECONDS = 10.0
+
+
+def _progress_seconds() -> float:
+    try:
+        return float(os.environ.get("RYUSEN_CONFORM_PROGRESS", PROGRESS_SECONDS))
+    except ValueError:
+        return PROGRESS_SECONDS
+
+
+class LogProgress:
+    """Without a terminal, one line per SDK at a steady rate on stderr (`progress: LABEL:
+    120/521 cases, 2 failing, 12 s`), so a CI log shows a run is alive, and where it hangs."""
+
+    def __init__(self, targets: Sequence[SdkTarget], total: int, seconds: float) -> None:
+        self.total, self.seconds = total, seconds
+        self.done = {target.label: 0 for target in targets}
+        self.failing = dict.fromkeys(self.done, 0)
+        self.started = time.monotonic()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="conform-progress", daemon=True)
+
+    def start(self) -> None:
+        if self.seconds > 0 and self.total > 0:
+            self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def advance(self, label: str, failed: bool) -> None:
+        self.done[label] += 1
+        self.failing[label] += failed
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.seconds):
+            elapsed = time.monotonic() - self.started
+            unfinished = [label for label, done in self.done.items() if done < self.total]
+            running = [label for label in unfinished if self.done[label]] or unfinished[:1]
+            for label in running:
+                done = self.done[label]
+                if done < self.total:
+                    print(
+                        f"progress: {label}: {done}/{self.total} cases, "
+                        f"{self.failing[label]} failing, {elapsed:.0f} s",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+
+
 class RunProgress:
-    """A rich progress bar per SDK, shown only when stdout is a terminal; otherwise silent."""
+    """A rich progress bar per SDK when stdout is a terminal; otherwise steady log lines."""
 
     def __init__(self, console: Console, targets: Sequence[SdkTarget], total: int) -> None:
         self.enabled = sys.stdout.isatty() and total > 0
+        self._log = None if self.enabled else LogProgress(targets, total, _progress_seconds())
         self._progress = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -65,6 +119,8 @@ class RunProgress:
     def __enter__(self) -> RunProgress:
         if self.enabled:
             self._progress.start()
+        elif self._log is not None:
+            self._log.start()
         return self
 
     def __exit__(
@@ -75,9 +131,13 @@ class RunProgress:
     ) -> None:
         if self.enabled:
             self._progress.stop()
+        elif self._log is not None:
+            self._log.stop()
 
     def advance(self, target: SdkTarget, result: CaseResult) -> None:
         if not self.enabled:
+            if self._log is not None:
+                self._log.advance(target.label, result.outcome in (Outcome.FAIL, Outcome.ERROR))
             return
         with self._lock:
             task = self._tasks[target.label]
@@ -103,7 +163,14 @@ def print_tally(console: Console, run: RunResult) -> None:
     tally = build_tally(run)
     table = Table(show_edge=False, pad_edge=False, title="categories x SDKs", title_justify="left")
     table.add_column("category")
-    for label in tally.sdks:
+    headers = list(tally.sdks)
+    widest = max((len(c) for c in tally.categories), default=8) + 3
+    if widest + sum(len(label) + 3 for label in headers) > console.width:
+        # labels too long for the width would be cut to the same `…/runners/…`: number them
+        headers = [f"SDK {n}" for n in range(1, len(headers) + 1)]
+        for header, label in zip(headers, tally.sdks, strict=True):
+            console.print(f"{header}: {escape(label)}")
+    for label in headers:
         table.add_column(escape(label), justify="right")
     for category in tally.categories:
         cells = (_tally_cell(tally.cell(category, sdk)) for sdk in tally.sdks)

@@ -6,6 +6,7 @@ SDK B is the same host offering fewer capabilities, so the timers case is skippe
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -101,3 +102,36 @@ def test_run_and_merge_offer_html() -> None:
     for command in ("run", "merge"):
         result = conform(command, "--help")
         assert result.returncode == 0 and "--html" in result.stdout, result.stdout
+
+
+def test_without_a_terminal_progress_lines_come_at_a_steady_rate(tmp_path: Path) -> None:
+    """Issue 22 (7): a run piped to a file shows progress, even while a case hangs."""
+    root = tmp_path / "fixtures"
+    for run_id in ("hang", "ok"):
+        echo_scenario(run_id).write(root)
+    result = conform(
+        *("run", "--sdk", SDK_A, "--no-default-fixtures", "--fixtures", str(root)),
+        *("--timeout", "2"),
+        env=dict(os.environ, RYUSEN_CONFORM_PROGRESS="0.3"),
+    )
+    lines = [line for line in result.stderr.splitlines() if line.startswith("progress: ")]
+    assert len(lines) >= 3, result.stderr
+    assert "0/2 cases" in lines[0] and "failing" in lines[0]
+
+
+def test_long_sdk_labels_stay_distinct_in_the_tally(tmp_path: Path) -> None:
+    root = tmp_path / "fixtures"
+    echo_scenario("ok").write(root)
+    deep = tmp_path / ("a-very-long-folder-name-" * 3) / "repo" / "runners"
+    deep.mkdir(parents=True)
+    host = [sys.executable, str(TABLE_HOST)]
+    first, second = deep / "one", deep / "two"
+    for path in (first, second):
+        path.write_text(f"#!/bin/sh\nexec {' '.join(host)}\n")
+        path.chmod(0o755)
+    result = conform(
+        *("run", "--sdk", str(first), "--sdk", str(second)),
+        *("--no-default-fixtures", "--fixtures", str(root)),
+        env=dict(os.environ, COLUMNS="80"),
+    )
+    assert f"SDK 1: {first}" in result.stdout and f"SDK 2: {second}" in result.stdout
