@@ -121,12 +121,25 @@ export function refusal(category, message) {
   return Buffer.from(encodeEnvelope('protocol_error', '-', { error: error.toRecord() }));
 }
 
-function answer(response, status, data, close = false) {
-  const headers = {};
-  if (status === 200) headers['Content-Type'] = 'application/json';
-  if (status !== 204) headers['Content-Length'] = String(data.length);
-  if (close) headers.Connection = 'close';
-  response.writeHead(status, headers);
+/**
+ * The HTTP response carrying what the host wrote for one request (D-HTTP-STATUS): one envelope
+ * is a 200 with it as the body, none a 204; never another status, whatever the envelope says.
+ * An object of functions so a mutant host can replace one (tests/mutants/node_mutant_host.js).
+ */
+export const hooks = {
+  responseFor(written, log) {
+    if (written.length > 1) log(`wrote ${written.length} frames for one request; answering the first`);
+    if (written.length === 0) return { status: 204, data: Buffer.alloc(0), headers: {} };
+    return { status: 200, data: written[0], headers: { 'Content-Type': 'application/json' } };
+  },
+};
+
+function respond(response, written, log, close = false) {
+  const { status, data, headers } = hooks.responseFor(written, log);
+  const all = { ...headers };
+  if (status !== 204) all['Content-Length'] = String(data.length);
+  if (close) all.Connection = 'close';
+  response.writeHead(status, all);
   response.end(status === 204 ? undefined : data);
 }
 
@@ -140,18 +153,19 @@ export function serveHttp(serve, log) {
   const server = createServer({ noDelay: true, keepAlive: true }, (request, response) => {
     if (request.method !== 'POST' || request.url !== PATH) {
       request.resume();
-      answer(response, 404, Buffer.alloc(0));
+      response.writeHead(404, { 'Content-Length': '0' });
+      response.end();
       return;
     }
     const length = request.headers['content-length'];
     if (length === undefined || !/^[0-9]+$/.test(length)) {
-      answer(response, 200, refusal('protocol.malformed', 'no Content-Length'), true);
+      respond(response, [refusal('protocol.malformed', 'no Content-Length')], log, true);
       request.destroy();
       return;
     }
     if (Number(length) > MAX_BODY_BYTES) {
       // refused from the announced length alone: the body is never read (D-HTTP-LIMITS)
-      answer(response, 200, refusal('protocol.limit_exceeded', 'request too large'), true);
+      respond(response, [refusal('protocol.limit_exceeded', 'request too large')], log, true);
       return;
     }
     const chunks = [];
@@ -162,20 +176,17 @@ export function serveHttp(serve, log) {
         const why = guard.refusal(request.headers, body);
         if (why !== null) {
           log(`refused: ${why}`);
-          answer(response, 200, refusal('protocol.unauthenticated', why));
+          respond(response, [refusal('protocol.unauthenticated', why)], log);
           return;
         }
       }
       const contentType = (request.headers['content-type'] || '').split(';')[0].trim().toLowerCase();
       if (contentType !== 'application/json') {
-        answer(response, 200, refusal('protocol.malformed', 'not application/json'));
+        respond(response, [refusal('protocol.malformed', 'not application/json')], log);
         return;
       }
       chain = chain.then(async () => {
-        const written = await session.request(body);
-        if (written.length > 1) log(`wrote ${written.length} frames for one request; answering the first`);
-        if (written.length > 0) answer(response, 200, written[0]);
-        else answer(response, 204, Buffer.alloc(0));
+        respond(response, await session.request(body), log);
       });
     });
   });

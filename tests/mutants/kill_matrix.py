@@ -38,6 +38,7 @@ from pathlib import Path
 from fakepeer.cases import Fixture, load_fixtures, repository_root
 from fakepeer.session import Outcome, SdkRun, SdkTarget
 from fakepeer.suite import RunOptions, run_suite
+from fakepeer.transport.http import start_command
 from fakepeer.transport.process import SubprocessTransport
 
 from .node_mutants import NODE_MUTANTS, NODE_PREFIX, node_host_argv
@@ -48,8 +49,17 @@ MUTANT_HOST = HERE / "mutant_host.py"
 MATRIX_FILE = HERE / "KILL_MATRIX.md"
 BASELINE = "none"
 NODE_BASELINE = "node:none"
-#: Each SDK with mutants, and the label of its unpatched baseline run.
-BASELINES = {"python": BASELINE, "node": NODE_BASELINE}
+#: Mutants of the HTTP surface (docs/protocol.md §1.1) are served over HTTP, and held against
+#: a baseline served over HTTP too: `http.NAME` (Python), `node:http.NAME` (Node).
+HTTP_PREFIX, NODE_HTTP_PREFIX = "http.", "node:http."
+HTTP_BASELINE, NODE_HTTP_BASELINE = "http.none", "node:http.none"
+#: Each SDK (and transport) with mutants, and the label of its unpatched baseline run.
+BASELINES = {
+    "python": BASELINE,
+    "node": NODE_BASELINE,
+    "python-http": HTTP_BASELINE,
+    "node-http": NODE_HTTP_BASELINE,
+}
 #: Seconds per case: the reference answers in milliseconds; a mutant that hangs costs this much.
 CASE_TIMEOUT = 3.0
 FAILING = (Outcome.FAIL, Outcome.ERROR)
@@ -90,26 +100,32 @@ def catalog() -> list[str]:
 
 
 def sdk_of(name: str) -> str:
-    """Which reference SDK a mutant (or baseline) patches: "python" or "node"."""
-    return "node" if name.startswith(NODE_PREFIX) else "python"
+    """Which reference SDK a mutant (or baseline) patches, and over which transport:
+    "python", "node", or "python-http", "node-http" for the HTTP surface."""
+    sdk = "node" if name.startswith(NODE_PREFIX) else "python"
+    over_http = name.startswith((HTTP_PREFIX, NODE_HTTP_PREFIX))
+    return f"{sdk}-http" if over_http else sdk
 
 
 def fault_of(name: str) -> str:
     """What the mutant breaks."""
-    return NODE_MUTANTS[name] if sdk_of(name) == "node" else MUTANTS[name].fault
+    return NODE_MUTANTS[name] if name.startswith(NODE_PREFIX) else MUTANTS[name].fault
 
 
 def host_argv(name: str) -> list[str]:
     """The wrapper host command of a mutant or of a baseline label."""
-    if sdk_of(name) == "node":
+    if name.startswith(NODE_PREFIX):
         return node_host_argv("none" if name == NODE_BASELINE else name)
     return [sys.executable, str(MUTANT_HOST), name]
 
 
 def mutant_target(name: str) -> SdkTarget:
-    """A bench target that starts its SDK's wrapper host with one mutant applied."""
+    """A bench target that starts its SDK's wrapper host with one mutant applied (over HTTP,
+    as `--sdk http+cmd:` does, for the mutants of the HTTP surface)."""
     argv = host_argv(name)
     root = repository_root()
+    if sdk_of(name).endswith("-http"):
+        return SdkTarget(label=name, command=argv, factory=lambda: start_command(argv, cwd=root))
     return SdkTarget(label=name, command=argv, factory=lambda: SubprocessTransport(argv, cwd=root))
 
 
@@ -172,7 +188,7 @@ def unapplicable_mutants(names: Sequence[str]) -> dict[str, str]:
 
 def in_catalog_order(names: Iterable[str]) -> list[str]:
     """The Python mutants, then the Node ones, each sorted by name."""
-    return sorted(names, key=lambda name: (sdk_of(name) != "python", name))
+    return sorted(names, key=lambda name: (name.startswith(NODE_PREFIX), name))
 
 
 def failing_ids(run: SdkRun) -> set[str]:
@@ -201,10 +217,16 @@ def build_kill_matrix(
     chosen = [name for name in requested if name not in unapplicable]
     sdks = sorted({sdk_of(name) for name in requested})
     labels = [BASELINES[sdk] for sdk in sdks] + chosen
+    # the HTTP surface's mutants change only the HTTP layer: they (and their baseline) play the
+    # fixtures of the HTTP mapping, not the whole corpus again over HTTP (minutes of CPU each)
+    over_http = [fixture for fixture in selected if fixture.category == "http"]
+
+    def play(name: str) -> SdkRun:
+        chosen_fixtures = over_http if sdk_of(name).endswith("-http") else selected
+        return run_mutant(name, chosen_fixtures, timeout)
+
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        runs = dict(
-            zip(labels, pool.map(lambda n: run_mutant(n, selected, timeout), labels), strict=True)
-        )
+        runs = dict(zip(labels, pool.map(play, labels), strict=True))
     shared_done = time.monotonic()
     broken = {sdk: failing_ids(runs[BASELINES[sdk]]) for sdk in sdks}
     shared = {name: sorted(failing_ids(runs[name]) - broken[sdk_of(name)]) for name in chosen}

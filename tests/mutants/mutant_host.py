@@ -57,6 +57,9 @@ def main(argv: list[str]) -> int:
     from patches import MUTANTS, apply_mutant
 
     name = argv[1]
+    if name.startswith("http."):  # an HTTP mutant, or `http.none`: serve HTTP (§1.1)
+        os.environ["RYUSEN_CONFORM_TRANSPORT"] = "http"
+        name = "none" if name == "http.none" else name
     if name != "none" and name not in MUTANTS:
         print(f"unknown mutant {name!r}; known: {', '.join(sorted(MUTANTS))}", file=sys.stderr)
         return 2
@@ -91,6 +94,7 @@ def _help() -> int:
     print()
     print("  NAME          serve as the reference host with mutant NAME applied")
     print("  none          serve as the unpatched reference host (the baseline)")
+    print("  http.NAME     an HTTP mutant, served over HTTP (http.none: the HTTP baseline)")
     print("  --check [NAME...]  report each named patch (default: all) that no longer applies")
     print("  --zygote NAME SOCKET  fork a fresh NAME host per tests/mutants/zygote_client.py")
     print()

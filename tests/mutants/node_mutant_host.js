@@ -14,7 +14,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Pass, WorkflowContext, isSuspended } from '../../runners/node/src/context.js';
 import { DecisionMachine } from '../../runners/node/src/machine.js';
-import { serveProcess } from '../../runners/node/host.js';
+import { createHmac } from 'node:crypto';
+import { serve, serveProcess } from '../../runners/node/host.js';
+import { Guard, hooks as httpHooks, serveHttp } from '../../runners/node/http.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const CATALOG = JSON.parse(readFileSync(new URL('./node_mutants.json', import.meta.url), 'utf8'));
@@ -56,6 +58,42 @@ function wrapDecide(body) {
   wrap(Pass.prototype, 'decide', (original) =>
     function decide(declaration, step, decision) {
       return body.call(this, original, declaration, step, decision);
+    },
+  );
+}
+
+/** Answer the envelopes `matches` picks with a bare `status` instead (D-HTTP-STATUS). */
+function bareStatus(status, headers, matches) {
+  const original = httpHooks.responseFor;
+  httpHooks.responseFor = (written, log) => {
+    if (written.length > 0 && matches(JSON.parse(written[0].toString('utf8')))) {
+      return { status, data: Buffer.alloc(0), headers: { ...headers } };
+    }
+    return original(written, log);
+  };
+}
+
+const categoryOf = (envelope) => (envelope.kind === 'protocol_error' ? envelope.body?.error?.category : undefined);
+
+/** Request authentication with one of its checks left out (D-HTTP-AUTH). */
+function guardWithout(check) {
+  wrap(Guard.prototype, 'refusal', () =>
+    function refusal(headers, body) {
+      const timestamp = headers['ryusen-timestamp'];
+      const nonce = headers['ryusen-nonce'];
+      const signature = headers['ryusen-signature'];
+      if (!timestamp || !nonce || !signature || !/^[0-9]+$/.test(timestamp)) return 'unsigned request';
+      const mac = createHmac('sha256', this.secret);
+      mac.update(`${timestamp}.${nonce}.`, 'ascii');
+      mac.update(check === 'body' ? Buffer.from(body.toString('latin1').trim(), 'latin1') : body);
+      if (signature !== `v1=${mac.digest('hex')}`) return 'bad signature';
+      const age = Date.now() / 1000 - Number(timestamp);
+      if (check !== 'timestamp' && (age > 300 || (check !== 'future' && age < -300))) return 'stale timestamp';
+      if (check !== 'nonce') {
+        if (this.seen.has(nonce)) return 'replayed request';
+        this.seen.set(nonce, Date.now() / 1000);
+      }
+      return null;
     },
   );
 }
@@ -206,6 +244,45 @@ const PATCHES = {
       return original.call(this, declaration, step, decision);
     });
   },
+  'node:http.bare-503-admission'() {
+    bareStatus(503, { 'Retry-After': '1' }, (e) => e.kind === 'rejected_before_start' && e.body?.reason?.code === 'admission_refused');
+  },
+  'node:http.unknown-function-404'() {
+    bareStatus(404, {}, (e) => categoryOf(e) === 'protocol.unknown_function');
+  },
+  'node:http.malformed-400'() {
+    bareStatus(400, {}, (e) => categoryOf(e) === 'protocol.malformed' && e.id === '-');
+  },
+  'node:http.oversized-413'() {
+    bareStatus(413, {}, (e) => categoryOf(e) === 'protocol.limit_exceeded');
+  },
+  'node:http.unauthenticated-401'() {
+    bareStatus(401, {}, (e) => categoryOf(e) === 'protocol.unauthenticated');
+  },
+  'node:http.answer-in-header'() {
+    const original = httpHooks.responseFor;
+    httpHooks.responseFor = (written, log) => {
+      const response = original(written, log);
+      if (response.status !== 200) return response;
+      const header = response.data.toString('base64');
+      return { status: 200, data: Buffer.alloc(0), headers: { ...response.headers, 'Ryusen-Answer': header } };
+    };
+  },
+  'node:http.auth-skipped'() {
+    wrap(Guard.prototype, 'refusal', () => () => null);
+  },
+  'node:http.timestamp-unchecked'() {
+    guardWithout('timestamp');
+  },
+  'node:http.future-accepted'() {
+    guardWithout('future');
+  },
+  'node:http.body-trimmed'() {
+    guardWithout('body');
+  },
+  'node:http.replay-accepted'() {
+    guardWithout('nonce');
+  },
 };
 
 /** The patch table and the catalog must name the same mutants (a stale one fails loudly). */
@@ -270,19 +347,22 @@ function main(args) {
     process.stderr.write(`${USAGE}\n(node_mutant_host.js --help lists the mutants)\n`);
     return 2;
   }
-  const [name] = args;
+  let [name] = args;
   const problems = catalogProblems();
   if (problems.length > 0) {
     process.stderr.write(`${problems.join('\n')}\n`);
     return 2;
   }
+  const overHttp = name.startsWith('node:http.'); // the HTTP surface (§1.1): served over HTTP
+  if (name === 'node:http.none') name = 'none';
   if (name !== 'none' && !Object.hasOwn(PATCHES, name)) {
     process.stderr.write(`unknown mutant ${JSON.stringify(name)}; known: ${Object.keys(CATALOG).sort().join(', ')}\n`);
     return 2;
   }
   if (name !== 'none') PATCHES[name]();
   process.stderr.write(`mutant host: ${name}\n`);
-  serveProcess();
+  if (overHttp) serveHttp(serve, (message) => process.stderr.write(`[ryusen-node host] ${message}\n`));
+  else serveProcess();
   return undefined;
 }
 

@@ -62,6 +62,7 @@ def load_sdk() -> None:
         "conform_host.program",
         "conform_host.registry",
         "conform_host.trace",
+        "conform_host.http_serve",
     ):
         importlib.import_module(name)
 
@@ -2504,3 +2505,138 @@ def _target_with_history_runs_twice() -> None:
         return original(self, function, extra, kind)
 
     workflow.Pass._execute = _execute
+
+
+# ------------------------------------------------------------------------------- HTTP (§1.1)
+# Mutants named `http.*` are served over HTTP (mutant_host.py sets RYUSEN_CONFORM_TRANSPORT);
+# the kill matrix runs them, and their baseline `http.none`, through `--sdk http+cmd:`.
+
+
+def _bare_status(status: int, headers: dict[str, str], matches: Callable[[dict], bool]) -> None:
+    """Answer the envelopes `matches` picks with a bare `status` instead (D-HTTP-STATUS)."""
+    import json
+
+    http = _m("conform_host.http_serve")
+    original = http.response_for
+
+    def response_for(written: list[bytes]) -> tuple[int, bytes, dict[str, str]]:
+        if written and matches(json.loads(written[0])):
+            return status, b"", dict(headers)
+        return original(written)
+
+    http.response_for = response_for
+
+
+def _category(envelope: dict) -> str | None:
+    error = envelope.get("body", {}).get("error")
+    return error.get("category") if envelope.get("kind") == "protocol_error" and error else None
+
+
+@mutant("http.bare-503-admission", "closed admission is a bare 503 with Retry-After, no envelope")
+def _http_bare_503_admission() -> None:
+    def admission(envelope: dict) -> bool:
+        reason = envelope.get("body", {}).get("reason", {})
+        return envelope.get("kind") == "rejected_before_start" and (
+            reason.get("code") == "admission_refused"
+        )
+
+    _bare_status(503, {"Retry-After": "1"}, admission)
+
+
+@mutant("http.unknown-function-404", "a discovery of an unknown function is a bare 404")
+def _http_unknown_function_404() -> None:
+    _bare_status(404, {}, lambda e: _category(e) == "protocol.unknown_function")
+
+
+@mutant("http.malformed-400", "a request body that does not decode is a bare 400")
+def _http_malformed_400() -> None:
+    _bare_status(400, {}, lambda e: _category(e) == "protocol.malformed" and e.get("id") == "-")
+
+
+@mutant("http.oversized-413", "a request over 16 MiB is a bare 413")
+def _http_oversized_413() -> None:
+    _bare_status(413, {}, lambda e: _category(e) == "protocol.limit_exceeded")
+
+
+@mutant("http.unauthenticated-401", "an authentication refusal is a bare 401")
+def _http_unauthenticated_401() -> None:
+    _bare_status(401, {}, lambda e: _category(e) == "protocol.unauthenticated")
+
+
+@mutant("http.answer-in-header", "the answer envelope travels in a response header, body empty")
+def _http_answer_in_header() -> None:
+    http = _m("conform_host.http_serve")
+    original = http.response_for
+
+    def response_for(written: list[bytes]) -> tuple[int, bytes, dict[str, str]]:
+        status, data, headers = original(written)
+        if status == 200:
+            import base64
+
+            return 200, b"", {**headers, "Ryusen-Answer": base64.b64encode(data).decode()}
+        return status, data, headers
+
+    http.response_for = response_for
+
+
+@mutant("http.oversized-body-read", "an oversized request is read whole before it is refused")
+def _http_oversized_body_read() -> None:
+    http = _m("conform_host.http_serve")
+    http.MAX_BODY_BYTES = 2**62  # the announced length is never refused: the read waits
+
+
+@mutant("http.auth-skipped", "requests are never authenticated (the capability is still offered)")
+def _http_auth_skipped() -> None:
+    _m("conform_host.http_serve").Guard.refusal = lambda self, headers, body: None
+
+
+def _guard_without(check: str) -> None:
+    """Authentication with one of its checks left out (D-HTTP-AUTH)."""
+    import hashlib
+    import hmac
+    import time
+
+    http = _m("conform_host.http_serve")
+
+    def refusal(self: Any, headers: Any, body: bytes) -> str | None:
+        timestamp = headers.get("Ryusen-Timestamp")
+        nonce = headers.get("Ryusen-Nonce")
+        signature = headers.get("Ryusen-Signature")
+        if not timestamp or not nonce or not signature or not timestamp.isdigit():
+            return "unsigned request"
+        signed = f"{timestamp}.{nonce}.".encode() + (body.strip() if check == "body" else body)
+        mac = "v1=" + hmac.new(self.secret, signed, hashlib.sha256).hexdigest()
+        if not hmac.compare_digest(signature.encode(), mac.encode()):
+            return "bad signature"
+        age = time.time() - int(timestamp)
+        if check != "timestamp" and (age > 300 or (check != "future" and age < -300)):
+            return "stale timestamp"
+        if check != "nonce":
+            if nonce in self._seen:
+                return "replayed request"
+            self._seen[nonce] = time.time()
+        return None
+
+    http.Guard.refusal = refusal
+
+
+@mutant("http.timestamp-unchecked", "the signed timestamp is never held against the clock")
+def _http_timestamp_unchecked() -> None:
+    _guard_without("timestamp")
+
+
+@mutant(
+    "http.future-accepted", "a timestamp ahead of the clock is accepted (only the past is checked)"
+)
+def _http_future_accepted() -> None:
+    _guard_without("future")
+
+
+@mutant("http.body-trimmed", "the signature is checked over the trimmed body (whitespace passes)")
+def _http_body_trimmed() -> None:
+    _guard_without("body")
+
+
+@mutant("http.replay-accepted", "a nonce already accepted is accepted again (no replay check)")
+def _http_replay_accepted() -> None:
+    _guard_without("nonce")

@@ -118,6 +118,19 @@ def refusal_envelope(category: str, message: str) -> bytes:
     return encode_envelope(answer.kind, NO_ID, answer.body)
 
 
+def response_for(written: list[bytes]) -> tuple[int, bytes, dict[str, str]]:
+    """The HTTP response carrying what the host wrote for one request (D-HTTP-STATUS).
+
+    One envelope: 200 with it as the body; none: 204. Never another status, whatever the
+    envelope says (a refusal is an envelope too).
+    """
+    if len(written) > 1:
+        log.error("wrote %d frames for one request; answering the first", len(written))
+    if not written:
+        return 204, b"", {}
+    return 200, written[0], {"Content-Type": "application/json"}
+
+
 def make_handler(host: HttpHost, guard: Guard | None, lock: threading.Lock) -> type:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -132,41 +145,40 @@ def make_handler(host: HttpHost, guard: Guard | None, lock: threading.Lock) -> t
 
         def do_POST(self) -> None:  # noqa: N802
             if self.path != PATH:
-                self.answer(404, b"")
+                self.send_error(404)
                 return
             length = self.headers.get("Content-Length")
             if length is None or not length.isdigit():
                 self.close_connection = True
-                self.answer(200, refusal_envelope("protocol.malformed", "no Content-Length"))
+                self.respond([refusal_envelope("protocol.malformed", "no Content-Length")])
                 return
             if int(length) > MAX_BODY_BYTES:
                 # refused from the announced length alone: the body is never read (D-HTTP-LIMITS)
                 self.close_connection = True
-                self.answer(200, refusal_envelope("protocol.limit_exceeded", "request too large"))
+                self.respond([refusal_envelope("protocol.limit_exceeded", "request too large")])
                 return
             body = self.rfile.read(int(length))
             if guard is not None:
                 why = guard.refusal(self.headers, body)
                 if why is not None:
                     log.warning("refused: %s", why)
-                    self.answer(200, refusal_envelope("protocol.unauthenticated", why))
+                    self.respond([refusal_envelope("protocol.unauthenticated", why)])
                     return
             content_type = (self.headers.get("Content-Type") or "").split(";")[0].strip()
             if content_type.lower() != "application/json":
-                self.answer(200, refusal_envelope("protocol.malformed", "not application/json"))
+                self.respond([refusal_envelope("protocol.malformed", "not application/json")])
                 return
             with lock:  # a host serves one frame at a time (§12.1)
                 host.requests.put(body)
                 written = host.replies.get()
-            if len(written) > 1:
-                log.error("wrote %d frames for one request; answering the first", len(written))
-            self.answer(200 if written else 204, written[0] if written else b"")
-            host.answered.set()
+            self.respond(written)
+            host.answered.set()  # type: ignore[attr-defined]
 
-        def answer(self, status: int, data: bytes) -> None:
+        def respond(self, written: list[bytes]) -> None:
+            status, data, headers = response_for(written)
             self.send_response(status)
-            if status == 200:
-                self.send_header("Content-Type", "application/json")
+            for name, value in headers.items():
+                self.send_header(name, value)
             if status != 204:
                 self.send_header("Content-Length", str(len(data)))
             if self.close_connection:
