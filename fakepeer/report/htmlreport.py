@@ -120,13 +120,23 @@ def _list_problems(run: RunResult) -> str:
     return f"<h3>Known-failure list problems ({count})</h3>\n<ul>\n{items}\n</ul>"
 
 
+def _first_finding(case: CaseResult) -> str:
+    """The case's first finding itself (`[value] /body/value: expected 1, got 2`), never only
+    the heading of the step it came from."""
+    finding = next((f for f in case.findings if not f.consequence), None)
+    if finding is None:
+        return ""
+    text = " ".join(str(finding).split())
+    return text if len(text) <= _FIRST_FINDING else text[: _FIRST_FINDING - 3] + "..."
+
+
 def _failing_links(run: RunResult) -> str:
     """Every case that fails the run, linked, so the first thing on the page is the work to do."""
     items = []
     for index, sdk in enumerate(run.sdks):
         for case in sdk.results:
             if case.fails_run(run.strict, run.lenient):
-                first = case.diff.partition("\n")[0][:_FIRST_FINDING]
+                first = _first_finding(case)
                 detail = f"<br><code>{text(first)}</code>" if first else ""
                 items.append(
                     f'<li><a href="#{anchor(index, case.id)}"><code>{text(case.id)}</code></a> '

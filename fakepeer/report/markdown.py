@@ -27,8 +27,9 @@ def to_markdown(document: dict) -> str:
         lines.extend([f"Order: {order}.", ""])
     if len(document["sdks"]) > 1:
         lines.extend(_tally_section(tally))
+    budget = [MAX_SUMMARY_BYTES - _FOOTER_BYTES]
     for sdk in document["sdks"]:
-        lines.extend(_sdk_section(sdk, tally))
+        lines.extend(_sdk_section(sdk, tally, budget))
     problems = document.get("list_problems", [])
     if problems:
         tag = "warning" if document.get("lenient") else "error"
@@ -63,7 +64,13 @@ def _cell_text(text: str) -> str:
     return text.replace("|", "\\|").replace("`", "'")
 
 
-def _sdk_section(sdk: dict, tally: Tally) -> list[str]:
+#: GitHub refuses a job summary over 1 MiB: details stop before this many bytes (the JSON, JUnit
+#: and HTML reports keep every case).
+MAX_SUMMARY_BYTES = 1_000_000
+_FOOTER_BYTES = 20_000  # room for the tables after the cut, the list problems and the last line
+
+
+def _sdk_section(sdk: dict, tally: Tally, budget: list[int]) -> list[str]:
     caps = sdk["capabilities"]
     offered = ", ".join(caps) if caps is not None else "(never registered)"
     label = sdk["label"].replace("`", "'")
@@ -81,7 +88,31 @@ def _sdk_section(sdk: dict, tally: Tally) -> list[str]:
     problems = [c for c in sdk["cases"] if c["outcome"] in DETAILED]
     if problems:
         lines.extend(["### Failing cases", ""])
-    for group in _groups(problems):
+    budget[0] -= len("\n".join(lines).encode("utf-8"))
+    groups = _groups(problems)
+    for shown, group in enumerate(groups):
+        details = _details(group)
+        size = len("\n".join(details).encode("utf-8")) + 1
+        if size > budget[0]:
+            left = sum(len(g) for g in groups[shown:])
+            lines.extend(
+                [
+                    f"*{left} more failing case(s) not detailed here (GitHub's summary limit): "
+                    "see the HTML or JSON report.*",
+                    "",
+                ]
+            )
+            budget[0] = 0
+            break
+        budget[0] -= size
+        lines.extend(details)
+    return lines
+
+
+def _details(group: list[dict]) -> list[str]:
+    """One failing case (or a group with one cause) as a <details> block."""
+    lines: list[str] = []
+    if group:
         case = group[0]
         warning = case["outcome"] != "xpass" and not case["fails_run"]
         tag = "warning" if warning else case["outcome"]
