@@ -19,6 +19,7 @@ HERE = Path(__file__).resolve().parent
 BUNDLED = (
     ("fixtures", ()),
     ("matrix.json", ()),
+    ("CHANGELOG.md", ()),
     ("docs", ()),
     ("runners/python", ("__pycache__", "*.pyc")),
 )

@@ -1,3 +1,4 @@
 """ryusen-conform: the language-neutral conformance bench for the Ryusen execution protocol."""
 
-__version__ = "0.1.0"
+#: The package version (semantic versioning, CHANGELOG.md); pyproject.toml says the same.
+__version__ = "0.5.0.dev0"

@@ -29,9 +29,11 @@ from fakepeer.cases import (
     load_fixtures,
     select,
 )
+from fakepeer.cases.corpus_version import corpus_version
 from fakepeer.cases.keywords import KeywordError, Keywords
-from fakepeer.cases.root import RootError, configure
+from fakepeer.cases.root import RootError, active_root, configure
 from fakepeer.cases.variants import VARIANTS, parse_variants, with_variants
+from fakepeer.protocol.version import PROTOCOL_VERSION
 from fakepeer.report import (
     ReportError,
     RunInfo,
@@ -73,8 +75,14 @@ app = typer.Typer(
 
 
 def _show_version(value: bool) -> None:
+    """`--version`: the package, the corpus (as found like any command finds it) and protocol."""
     if value:
         print(f"ryusen-conform {__version__}")
+        try:
+            print(corpus_version(active_root().fixtures).describe())
+        except RootError as exc:
+            print(f"corpus: none ({exc})")
+        print(f"protocol {PROTOCOL_VERSION}")
         raise typer.Exit(0)
 
 
@@ -227,6 +235,15 @@ def run(
         str | None,
         typer.Option("--shard", help="Run shard K of N (by sorted fixture id).", metavar="K/N"),
     ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option(
+            "--since",
+            help="Only fixtures added or changed after this release (a package version 0.4.0 or "
+            "a corpus version 3.0; `ryusen-conform changes --since` says what changed).",
+            metavar="VERSION",
+        ),
+    ] = None,
     list_only: Annotated[
         bool, typer.Option("--list", help="List the selected fixtures; run nothing.")
     ] = False,
@@ -359,6 +376,14 @@ def run(
         maxfail = 1 if maxfail is None else min(maxfail, 1)
     if maxfail is not None and maxfail < 1:
         raise UsageProblem(f"--maxfail takes a whole number of cases above 0, got {maxfail}")
+    version = None if no_default_fixtures else corpus_version(default_fixture_dir())
+    console.print(
+        f"{version.describe() if version else 'corpus: none (--no-default-fixtures)'}, "
+        f"protocol {PROTOCOL_VERSION}",
+        markup=False,
+        highlight=False,
+    )
+    touched = None if since is None else _since(since, console)
     try:
         chosen_variants = parse_variants(variants)
     except ValueError as exc:
@@ -375,6 +400,8 @@ def run(
 
     def chosen(path: Path) -> bool:  # id and category come from the path (the loader checks)
         if only is not None and path.stem not in {i.partition("@")[0] for i in only}:
+            return False
+        if touched is not None and path.stem not in touched:
             return False
         if category and path.parent.name not in category:
             return False
@@ -424,6 +451,7 @@ def run(
         timeout=timeout,
         catalog=catalog_from_fixtures(selected),
         selection=selection_of(fixture.id for fixture in whole),
+        corpus=version.to_json() if version else None,
     )
     _write_reports(to_document(result, info), reports, console)
     if update_failures and not result.interrupted:
@@ -431,6 +459,24 @@ def run(
     if write_failures is not None and not result.interrupted:
         _write_failures(result, write_failures, console)
     _finish(result)
+
+
+def _since(version: str, console) -> set[str]:
+    """`run --since`: the fixture ids CHANGELOG.md names as added or changed after `version`."""
+    from fakepeer.authoring.changelog import ChangelogError
+    from fakepeer.authoring.changes import fixtures_since
+
+    try:
+        touched, removed = fixtures_since(version)
+    except ChangelogError as exc:
+        raise UsageProblem(f"--since: {exc}") from None
+    gone = f"; {len(removed)} removed since, not run" if removed else ""
+    console.print(
+        f"--since {version}: {len(touched)} fixture(s) added or changed since{gone}",
+        markup=False,
+        highlight=False,
+    )
+    return touched
 
 
 def _check_positive(option: str, seconds: float) -> None:
@@ -632,7 +678,7 @@ def merge(
     result.strict = result.strict or strict
     result.lenient = result.lenient or lenient
     print_run(console, result)
-    info = RunInfo(catalog=merged.catalog, selection=merged.selection)
+    info = RunInfo(catalog=merged.catalog, selection=merged.selection, corpus=merged.corpus)
     _write_reports(to_document(result, info), reports, console)
     worst = max(merged.shard_statuses.values(), default=0)
     if worst > result.exit_status():
@@ -645,6 +691,7 @@ def merge(
 # ----------------------------------------------------------------------------- fixtures sub-app
 # The authoring commands (`ryusen-conform fixtures validate`, `matrix`, `coverage`) and `fuzz`
 # live with their packages and are mounted here.
+from fakepeer.authoring.changes import register_commands as register_changes  # noqa: E402
 from fakepeer.authoring.cli import fixtures_app, register_commands  # noqa: E402
 from fakepeer.fuzz.cli import register_commands as register_fuzz_commands  # noqa: E402
 from fakepeer.server.simulate import register_commands as register_simulate_commands  # noqa: E402
@@ -653,6 +700,7 @@ app.add_typer(fixtures_app, name="fixtures")
 register_commands(app)
 register_fuzz_commands(app)
 register_simulate_commands(app)
+register_changes(app)
 
 
 # ----------------------------------------------------------------------------- entry point

@@ -175,6 +175,27 @@ def decision_ids(root: Path | None = None) -> tuple[str, ...]:
     return tuple(_DECISION_HEADING.findall(path.read_text(encoding="utf-8")))
 
 
+_SINCE = re.compile(r"^- \*\*Since\*\*: (\d+\.\d+)", re.MULTILINE)
+
+
+@lru_cache(maxsize=4)
+def decision_versions(root: Path | None = None) -> dict[str, str]:
+    """The protocol version each decision belongs to: its `- **Since**: 1.1` bullet, else 1.0
+    (docs/fixtures.md: a fixture resting on a 1.1 decision needs protocol 1.1)."""
+    base = root if root is not None else repository_root()
+    path = base / DECISIONS_PATH
+    if not path.is_file():
+        return {}
+    text = path.read_text(encoding="utf-8")
+    headings = list(_DECISION_HEADING.finditer(text))
+    versions: dict[str, str] = {}
+    for index, heading in enumerate(headings):
+        end = headings[index + 1].start() if index + 1 < len(headings) else len(text)
+        since = _SINCE.search(text, heading.end(), end)
+        versions[heading.group(1)] = since.group(1) if since else "1.0"
+    return versions
+
+
 _SECTION_REF = re.compile(r"§(\d+(?:\.\d+)?)")
 
 

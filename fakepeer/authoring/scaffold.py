@@ -13,7 +13,7 @@ from fakepeer import atomic
 from fakepeer.authoring.formatting import format_document
 from fakepeer.cases import fixture_schema
 from fakepeer.protocol.messages import CONFORM_INSTANCE_ID, CONFORM_RELEASE_ID, CONFORM_SCOPE
-from fakepeer.protocol.version import PROTOCOL_VERSION
+from fakepeer.protocol.version import BASE_VERSION
 
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9_.-]*")
 
@@ -45,7 +45,7 @@ def _steps(category: str) -> list[dict]:
                 "send": {
                     "kind": "register_ack",
                     "body": {
-                        "version": PROTOCOL_VERSION,
+                        "version": BASE_VERSION,
                         "capabilities": [],
                         "required_capabilities": [],
                     },
@@ -56,7 +56,7 @@ def _steps(category: str) -> list[dict]:
                     "kind": "conform.registration_outcome",
                     "body": {
                         "status": "registered",
-                        "version": PROTOCOL_VERSION,
+                        "version": BASE_VERSION,
                         "capabilities": [],
                     },
                 }

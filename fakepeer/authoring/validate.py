@@ -14,6 +14,7 @@ from fakepeer.authoring.docs import (
     MIN_CLAUSE_WORDS,
     Rfd,
     decision_ids,
+    decision_versions,
     load_rfd,
     protocol_sections,
     section_refs,
@@ -143,6 +144,7 @@ def semantic_problems(
                 f"expected a decision id defined in docs/decisions.md (a '## {decision}' "
                 f"heading), got {decision!r}",
             )
+        problems.extend(_decision_version_problems(document, decision, file))
         reference = rule.get("protocol")
         if isinstance(reference, str):
             refs = section_refs(reference)
@@ -227,6 +229,32 @@ def quote_hint(quote: str, rfd: Rfd) -> str:
         if found > score:
             score, closest = found, sentence.text
     return f"; the closest RFD 2 sentence is: {closest!r}" if score >= 0.8 else ""
+
+
+def _decision_version_problems(
+    document: dict, decision: object, file: Path | None
+) -> list[FixtureProblem]:
+    """A fixture resting on a decision protocol 1.1 added needs 1.1: an SDK that negotiated 1.0
+    gets it skipped, never failed (docs/fixtures.md "Protocol versions")."""
+    from fakepeer.protocol.version import BASE_VERSION, parse_version
+
+    since = decision_versions().get(decision) if isinstance(decision, str) else None
+    version = document.get("protocol_version", BASE_VERSION)
+    if since is None or not isinstance(version, str):
+        return []
+    try:
+        if parse_version(version) >= parse_version(since):
+            return []
+    except ValueError:
+        return []  # the version's own problem is reported on its own
+    return [
+        FixtureProblem(
+            file,
+            "/protocol_version",
+            f"the fixture rests on {decision}, which protocol {since} added "
+            f'(docs/decisions.md): give it "protocol_version": "{since}"',
+        )
+    ]
 
 
 def _version_problem(version: str) -> str | None:

@@ -32,10 +32,10 @@ from fakepeer.protocol import strictjson
 from fakepeer.protocol.limits import MAX_FRAME_BYTES
 from fakepeer.protocol.messages import encode_envelope
 from fakepeer.protocol.pointer import join
-from fakepeer.protocol.version import PROTOCOL_VERSION
+from fakepeer.protocol.version import BASE_VERSION
 from fakepeer.transport.http import HttpPayload
 
-DEFAULT_VERSION = PROTOCOL_VERSION
+DEFAULT_VERSION = BASE_VERSION
 
 
 def repository_root() -> Path:

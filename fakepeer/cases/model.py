@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from fakepeer.protocol.version import PROTOCOL_VERSION
+from fakepeer.protocol.version import BASE_VERSION
 
 Level = Literal["required", "recommended"]
 
@@ -111,8 +111,8 @@ class Fixture:
     steps: tuple[Step, ...]
     path: Path | None = None
     notes: str | None = None
-    #: The lowest protocol version the case needs (`protocol_version`, default the bench's own).
-    protocol_version: str = PROTOCOL_VERSION
+    #: The lowest protocol version the case needs (`protocol_version`, default 1.0).
+    protocol_version: str = BASE_VERSION
     document: dict = field(default_factory=dict, repr=False, compare=False)
     #: The derived variant this is (`fakepeer.cases.variants`), None for the fixture as written.
     variant: str | None = None

@@ -19,6 +19,7 @@ from fakepeer.protocol.strictjson import refuse_constant, refuse_repeated_keys
 from fakepeer.protocol.values import has_lone_surrogate
 from fakepeer.protocol.version import (
     CAPABILITIES,
+    KNOWN_VERSIONS,
     PROTOCOL_VERSION,
     SUPPORTED_MAJOR,
     parse_version,
@@ -120,15 +121,23 @@ def encode_frame(kind: str, body: dict[str, Any], ident: str) -> bytes:
 FrameTemplate = bytes
 
 
-def frame_templates(kind: str, body: bytes = b"{}") -> tuple[FrameTemplate, FrameTemplate]:
+def frame_templates(kind: str, body: bytes = b"{}") -> tuple[FrameTemplate, ...]:
     """A frame whose body is fixed, byte for byte, as hosts usually write it: members in the order
-    of §2 (as `encode_frame` writes it), or sorted (RFC 8785). The hot path sends the first and
-    recognises an answer by either, without JSON."""
-    version, name = PROTOCOL_VERSION.encode("ascii"), kind.encode("ascii")
-    return (
-        b'{"version":"%s","kind":"%s","id":"%%s","body":%s}' % (version, name, body),
-        b'{"body":%s,"id":"%%s","kind":"%s","version":"%s"}' % (body, name, version),
-    )
+    of §2 (as `encode_frame` writes it), or sorted (RFC 8785), under each version this bench
+    knows (a 1.0 host writes 1.0). The hot path sends the first (this bench's version, §2 order)
+    and recognises an answer by any, without JSON."""
+    name = kind.encode("ascii")
+    versions = (PROTOCOL_VERSION, *(v for v in KNOWN_VERSIONS if v != PROTOCOL_VERSION))
+    templates: list[FrameTemplate] = []
+    for text in versions:
+        version = text.encode("ascii")
+        templates.append(
+            b'{"version":"%s","kind":"%s","id":"%%s","body":%s}' % (version, name, body)
+        )
+        templates.append(
+            b'{"body":%s,"id":"%%s","kind":"%s","version":"%s"}' % (body, name, version)
+        )
+    return tuple(templates)
 
 
 def spelled_as(payload: bytes, templates: tuple[FrameTemplate, ...], ident: str) -> bool:

@@ -5,9 +5,16 @@ from __future__ import annotations
 import functools
 import re
 
-PROTOCOL_VERSION = "1.0"
+#: The version the bench speaks (docs/protocol.md §2): 1.1 adds what the project settled where
+#: RFD 2 is silent after the first corpus (docs/decisions.md "Protocol 1.1").
+PROTOCOL_VERSION = "1.1"
+#: The first minor of the major: what a fixture needs unless it says `protocol_version`, and what
+#: its sends carry unless a send says otherwise (docs/fixtures.md).
+BASE_VERSION = "1.0"
+#: Every minor this bench knows, oldest first.
+KNOWN_VERSIONS: tuple[str, ...] = ("1.0", "1.1")
 SUPPORTED_MAJOR = 1
-#: The optional protocol capabilities version 1.0 defines (docs/protocol.md §7.3), sorted.
+#: The optional protocol capabilities (the same in 1.0 and 1.1) (docs/protocol.md §7.3), sorted.
 CAPABILITIES: tuple[str, ...] = (
     "child_invocations",
     "compensation",

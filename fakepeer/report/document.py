@@ -45,6 +45,8 @@ class RunInfo:
     catalog: Catalog = field(default_factory=dict, compare=False)  # fixture id -> title, rule
     #: What the whole selection was before sharding (`selection_of`): merge checks it.
     selection: dict | None = None
+    #: The corpus version (`cases.corpus_version.CorpusVersion.to_json`), None without one.
+    corpus: dict | None = None
 
 
 def selection_of(fixture_ids: Iterable[str]) -> dict:
@@ -82,6 +84,7 @@ def to_document(run: RunResult, info: RunInfo = RunInfo()) -> dict:
         "format": FORMAT,
         "tool": {"name": "ryusen-conform", "version": __version__},
         "protocol_version": PROTOCOL_VERSION,
+        "corpus": info.corpus,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "strict": run.strict,
         "lenient": run.lenient,

@@ -45,6 +45,7 @@ def html_chunks(document: dict) -> Iterator[str]:
         shard=document.get("shard"),
         timeout=document.get("case_timeout"),
         catalog=catalog_from_document(document),
+        corpus=document.get("corpus"),
     )
     tally = build_tally(run)
     slots: dict[str, Callable[[], Iterable[str]]] = {
@@ -81,6 +82,7 @@ def _header(run: RunResult, info: RunInfo) -> str:
     facts = [
         f"written {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}",
         f"ryusen-conform {text(__version__)}",
+        *([f"corpus {text(info.corpus['version'])}"] if info.corpus else []),
         f"protocol {text(PROTOCOL_VERSION)}",
         f"{len(run.sdks)} SDK(s)",
         f"{len(_fixture_categories(run))} fixture(s)",

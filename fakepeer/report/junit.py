@@ -25,7 +25,9 @@ def to_junit(document: dict) -> ET.ElementTree:
     category_tally = tally_from_json(document["matrix"])
     for sdk in document["sdks"]:
         suite = ET.SubElement(root, "testsuite", name=sdk["label"])
-        _add_properties(suite, sdk, category_tally, document.get("order") or {})
+        _add_properties(
+            suite, sdk, category_tally, document.get("order") or {}, _versions(document)
+        )
         tally = dict.fromkeys(_TALLY, 0.0)
         for case in sdk["cases"]:
             element = ET.SubElement(
@@ -75,10 +77,26 @@ def _number(key: str, value: float) -> str:
     return f"{value:.6f}" if key == "time" else str(int(value))
 
 
-def _add_properties(suite: ET.Element, sdk: dict, tally: Tally, order: dict) -> None:
+def _versions(document: dict) -> list[tuple[str, str]]:
+    """The bench, corpus and protocol versions the verdicts come from."""
+    corpus = document.get("corpus") or {}
+    facts = [("ryusen-conform", document["tool"]["version"])]
+    if corpus:
+        facts += [("corpus", corpus["version"]), ("corpus.fingerprint", corpus["fingerprint"])]
+    return [*facts, ("protocol", document["protocol_version"])]
+
+
+def _add_properties(
+    suite: ET.Element,
+    sdk: dict,
+    tally: Tally,
+    order: dict,
+    versions: list[tuple[str, str]],
+) -> None:
     properties = ET.SubElement(suite, "properties")
     caps = sdk["capabilities"]
     facts = [
+        *versions,
         ("command", " ".join(sdk["command"])),
         ("capabilities", "(never registered)" if caps is None else ",".join(caps)),
     ]

@@ -21,7 +21,7 @@ _MARK = {
 def to_markdown(document: dict) -> str:
     """With several SDKs the categories x SDKs table comes first, then each SDK's section."""
     tally = tally_from_json(document["matrix"])
-    lines = ["# Ryusen conformance report", ""]
+    lines = ["# Ryusen conformance report", "", _versions_line(document), ""]
     order = order_text(document.get("order"))
     if order:
         lines.extend([f"Order: {order}.", ""])
@@ -39,6 +39,16 @@ def to_markdown(document: dict) -> str:
     summary = summary_line(document["summary"], len(problems))
     lines.append(f"**{summary}** (exit status {document['exit_status']})")
     return "\n".join(lines) + "\n"
+
+
+def _versions_line(document: dict) -> str:
+    """Which bench, corpus and protocol produced the verdicts (an author pins all three)."""
+    corpus = document.get("corpus") or {}
+    parts = [f"ryusen-conform {document['tool']['version']}"]
+    if corpus:
+        parts.append(f"corpus {corpus['version']} ({corpus['fingerprint']})")
+    parts.append(f"protocol {document['protocol_version']}")
+    return _escape(", ".join(parts))
 
 
 def _tally_section(tally: Tally) -> list[str]:

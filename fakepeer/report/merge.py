@@ -6,6 +6,7 @@ SDKs in the order they first appear, so the tally columns stay in `--sdk` order.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,8 @@ class Merged:
     selection: dict | None = None
     #: Each report's recorded exit status: the merge never exits greener than the worst.
     shard_statuses: dict[str, int] = field(default_factory=dict)
+    #: The corpus version every report recorded (None when unknown or they differ).
+    corpus: dict | None = None
 
 
 def merge_documents(
@@ -80,7 +83,9 @@ def merge_documents(
         interrupted=interrupted,
         list_problems=list_problems,
     )
-    return Merged(run, catalog, selection, statuses)
+    corpora = {json.dumps(document.get("corpus"), sort_keys=True) for _, document in documents}
+    corpus = json.loads(corpora.pop()) if len(corpora) == 1 else None
+    return Merged(run, catalog, selection, statuses, corpus)
 
 
 def _check_versions(documents: list[tuple[Path, dict]]) -> None:

@@ -1,9 +1,9 @@
 """docs/fixtures.md "Changing the protocol", end to end on a throw-away copy (issue 14.5).
 
-Add an optional member `priority` to `invoke` in protocol 1.1: edit the catalog, regenerate the
+Add an optional member `priority` to `invoke` in protocol 1.2: edit the catalog, regenerate the
 schemas, see the consistency test name the protocol document until its §14 table says the same,
-add a fixture that needs 1.1, and see the 1.0 reference SDK skip it (never fail it) while the
-same SDK offering 1.1 runs and passes it.
+add a fixture that needs 1.2, and see the 1.1 reference SDK skip it (never fail it) while the
+same SDK offering 1.2 runs and passes it.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FIXTURE_ID = "envelope.invoke-priority-ignored"
 FIXTURE = {
     "id": FIXTURE_ID,
-    "title": "An invoke with the 1.1 member priority is answered as before",
+    "title": "An invoke with the 1.2 member priority is answered as before",
     "rule": {
         "section": "Protocol",
         "quote": "the initial required message set evolves only additively within a major version",
@@ -27,7 +27,7 @@ FIXTURE = {
     },
     "category": "envelope",
     "level": "required",
-    "protocol_version": "1.1",
+    "protocol_version": "1.2",
     "capabilities": [],
     "steps": [
         {
@@ -85,8 +85,13 @@ def test_adding_an_optional_member_end_to_end(tmp_path: Path) -> None:
         shapes.write('\nBODIES["invoke"]["properties"]["priority"] = {"type": "integer"}\n')
     _replace(
         copy / "fakepeer" / "protocol" / "version.py",
-        'PROTOCOL_VERSION = "1.0"',
         'PROTOCOL_VERSION = "1.1"',
+        'PROTOCOL_VERSION = "1.2"',
+    )
+    _replace(
+        copy / "fakepeer" / "protocol" / "version.py",
+        'KNOWN_VERSIONS: tuple[str, ...] = ("1.0", "1.1")',
+        'KNOWN_VERSIONS: tuple[str, ...] = ("1.0", "1.1", "1.2")',
     )
     # 4: regenerate; until the document agrees, the consistency test says what to edit
     assert _in(copy, "scripts/generate_schemas.py").returncode == 0
@@ -117,14 +122,14 @@ def test_adding_an_optional_member_end_to_end(tmp_path: Path) -> None:
     path.write_text(json.dumps(FIXTURE, indent=2), encoding="utf-8")
     validate = _in(copy, "-m", "fakepeer", "fixtures", "validate", str(path))
     assert validate.returncode == 0, validate.stderr
-    too_new = {**FIXTURE, "protocol_version": "1.2"}
+    too_new = {**FIXTURE, "protocol_version": "1.3"}
     path.write_text(json.dumps(too_new, indent=2), encoding="utf-8")
     refused = _in(copy, "-m", "fakepeer", "fixtures", "validate", str(path))
     assert refused.returncode == 2 and "/protocol_version" in refused.stderr
     path.write_text(json.dumps(FIXTURE, indent=2), encoding="utf-8")
     assert _in(copy, "-m", "fakepeer", "matrix").returncode == 0
 
-    # 6: the 1.0 SDK skips the case with the reason; the same SDK offering 1.1 passes it
+    # 6: the 1.1 SDK skips the case with the reason; the same SDK offering 1.1 passes it
     report = copy / "report.json"
     old = _in(copy, "-m", "fakepeer", "run", "--sdk", "runners/python/conform", "-k", FIXTURE_ID,
               "--report-json", str(report))  # fmt: skip
@@ -132,11 +137,11 @@ def test_adding_an_optional_member_end_to_end(tmp_path: Path) -> None:
     assert old.stdout.strip().splitlines()[-1] == "0 passed, 0 failed, 1 skipped"
     case = json.loads(report.read_text())["sdks"][0]["cases"][0]
     assert case["outcome"] == "skip"
-    assert case["reason"] == "the fixture needs protocol 1.1; the SDK negotiated 1.0"
+    assert case["reason"] == "the fixture needs protocol 1.2; the SDK negotiated 1.1"
     _replace(
         copy / "runners" / "python" / "ryusen_sdk" / "codec.py",
-        'PROTOCOL_VERSION = "1.0"',
         'PROTOCOL_VERSION = "1.1"',
+        'PROTOCOL_VERSION = "1.2"',
     )
     new = _in(copy, "-m", "fakepeer", "run", "--sdk", "runners/python/conform", "-k", FIXTURE_ID)
     assert new.stdout.strip().splitlines()[-1] == "1 passed, 0 failed", new.stdout[-2000:]

@@ -17,6 +17,7 @@ from fakepeer.protocol.messages import (
     parse_envelope,
     spelled_as,
 )
+from fakepeer.protocol.version import KNOWN_VERSIONS
 
 
 def test_catalog_examples_are_whole_envelopes_of_their_kind() -> None:
@@ -142,8 +143,12 @@ def test_id_length_counts_characters() -> None:
 @pytest.mark.parametrize("kind", ["conform.reset", "conform.ack", "conform.trace"])
 def test_frame_templates_are_the_encoders_bytes_and_their_sorted_twin(kind: str) -> None:
     """The hot path's byte templates (session/sdk.py, session/case.py) say what encode_frame and
-    an RFC 8785 writer say; `spelled_as` recognises exactly those two."""
-    ordered, sorted_ = frame_templates(kind)
+    an RFC 8785 writer say; `spelled_as` recognises exactly those two (and their 1.0 spelling:
+    a host written against protocol 1.0 writes 1.0)."""
+    ordered, sorted_, *older = frame_templates(kind)
+    assert len(older) == 2 * (len(KNOWN_VERSIONS) - 1)
+    for template in older:
+        assert b'"version":"1.0"' in template
     assert ordered % b"x#1" == encode_frame(kind, {}, "x#1")
     assert (
         sorted_ % b"x#1"

@@ -40,7 +40,7 @@ def test_handshake_and_discovery_over_frames() -> None:
             "conform.register", "c#1", {"scope": scope, "release_id": None, "instance_id": "i-1"}
         )
         register = session.receive()
-        assert (register["kind"], register["id"], register["version"]) == ("register", "c#1", "1.0")
+        assert (register["kind"], register["id"], register["version"]) == ("register", "c#1", "1.1")
         assert register["body"]["release"]["group"].startswith("unversioned:sha256:")
         session.send(
             "register_ack",
@@ -53,7 +53,7 @@ def test_handshake_and_discovery_over_frames() -> None:
         )
         outcome = session.receive()
         assert outcome == {
-            "version": "1.0",
+            "version": "1.1",
             "kind": "conform.registration_outcome",
             "id": "c#1",
             "body": {

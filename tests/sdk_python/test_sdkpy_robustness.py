@@ -104,7 +104,7 @@ def test_every_mutated_frame_gets_exactly_one_answer() -> None:
         data = data[4 + length :]
     assert len(answers) == len(payloads)
     for answer in answers:
-        assert answer["version"] == "1.0"
+        assert answer["version"] == "1.1"  # the version the SDK speaks
         assert answer["kind"] in ANSWER_KINDS
         assert isinstance(answer["id"], str) and 1 <= len(answer["id"]) <= 256
         if answer["kind"] == "protocol_error":

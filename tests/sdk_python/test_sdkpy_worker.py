@@ -25,7 +25,7 @@ def test_register_body_versioned_and_unversioned() -> None:
         "value_codec": "ryusen.tagged/1",
         "capabilities": sorted(ALL_CAPABILITIES),
     }
-    assert versioned["versions"] == ["1.0"]
+    assert versioned["versions"] == ["1.1"]
     unversioned = register_body(registry, WorkerConfig("ws", "app", "i-1", None))
     group = hash_document(
         {

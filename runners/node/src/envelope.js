@@ -6,7 +6,7 @@ import { parseJson, decodeUtf8, JsonNumber, JsonSyntaxError } from './jsonparse.
 import { RyusenError, protocolError, isCategory } from './errors.js';
 import { fromTagged, parseU64Text, pointerSegment, MAX_VALUE_BYTES } from './values.js';
 
-export const PROTOCOL_VERSION = '1.0';
+export const PROTOCOL_VERSION = '1.1';
 export const PROTOCOL_MAJOR = 1;
 export const MAX_INVOKE_BYTES = 4_194_304;
 export const MAX_HISTORY = 1024;

@@ -1,4 +1,4 @@
-// The Ryusen execution protocol 1.0 JavaScript SDK (docs/protocol.md).
+// The Ryusen execution protocol 1.1 JavaScript SDK (docs/protocol.md).
 
 export { RyusenError, errorToRecord } from './errors.js';
 export { I64, U64, Instant, Duration, BlobRef, toTagged, fromTagged, fromTaggedText, canonicalValueBytes, f64Text } from './values.js';

@@ -9,7 +9,7 @@ import { FrameReader, FrameWriter } from './framing.js';
 
 export const VALUE_CODEC = 'ryusen.tagged/1';
 
-/** Every optional capability of version 1.0 (§7.3), sorted. */
+/** Every optional capability of versions 1.0 and 1.1 (§7.3), sorted. */
 export const CAPABILITIES = Object.freeze([
   'child_invocations',
   'compensation',

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { mkdtempSync, copyFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { FrameReader, FrameWriter, hashBytes } from '../src/index.js';
+import { FrameReader, FrameWriter, hashBytes, PROTOCOL_VERSION } from '../src/index.js';
 import { plain } from '../testing/helpers.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -33,7 +33,7 @@ const SCOPE = { workspace_id: 'ws-conform', application_id: 'app-conform' };
 test('handshake: reset, register, negotiate, invoke, shutdown', async () => {
   const host = startHost();
   await host.send('conform.reset', 'h#1', {});
-  assert.deepEqual(await host.receive(), { version: '1.0', kind: 'conform.ack', id: 'h#1', body: {} });
+  assert.deepEqual(await host.receive(), { version: PROTOCOL_VERSION, kind: 'conform.ack', id: 'h#1', body: {} });
 
   await host.send('conform.register', 'h#2', { scope: SCOPE, release_id: 'rel-conform-1', instance_id: 'conform-instance-1' });
   const register = await host.receive();
@@ -68,7 +68,7 @@ test('handshake: reset, register, negotiate, invoke, shutdown', async () => {
   });
   const declared = await host.receive();
   assert.deepEqual(declared, {
-    version: '1.0', kind: 'declared', id: 'h#6',
+    version: PROTOCOL_VERSION, kind: 'declared', id: 'h#6',
     body: { declaration: { type: 'step', step_id: 'reserve', name: 'Reserve stock', retry: { max_attempts: 3, backoff_ms: '1000' }, has_compensation: true } },
   });
 
@@ -117,7 +117,7 @@ test('exchanges survive garbage and are abandoned when the bench moves on', asyn
   await host.send('conform.publish', 'x#2', { scope: SCOPE, expected_parent: null });
   assert.equal((await host.receive()).kind, 'publish_manifest');
   await host.send('conform.reset', 'x#3', {});
-  assert.deepEqual(await host.receive(), { version: '1.0', kind: 'conform.ack', id: 'x#3', body: {} });
+  assert.deepEqual(await host.receive(), { version: PROTOCOL_VERSION, kind: 'conform.ack', id: 'x#3', body: {} });
   host.child.stdin.end();
   assert.equal(await host.exited, 0);
 });

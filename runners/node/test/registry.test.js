@@ -73,7 +73,7 @@ test('registration body: versioned and unversioned group', () => {
   const versioned = worker.registration({ scope, releaseId: 'rel-1', instanceId: 'i-1' });
   assert.deepEqual(versioned.release, { kind: 'versioned', id: 'rel-1' });
   assert.equal(versioned.manifest_hash, EXPECTED_HASH);
-  assert.deepEqual(versioned.versions, ['1.0']);
+  assert.deepEqual(versioned.versions, ['1.1']);
   assert.deepEqual(versioned.capabilities, ['child_invocations', 'compensation', 'event_emission', 'event_waits', 'json_convenience', 'timers']);
   assert.deepEqual(versioned.contract, { protocol_major: 1, value_codec: 'ryusen.tagged/1', capabilities: versioned.capabilities });
   const unversioned = worker.registration({ scope, releaseId: null, instanceId: 'i-1' });

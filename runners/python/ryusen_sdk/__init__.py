@@ -1,4 +1,4 @@
-"""Ryusen Python SDK: the reference implementation of the Ryusen execution protocol 1.0.
+"""Ryusen Python SDK: the reference implementation of the Ryusen execution protocol 1.1.
 
 Declare functions on a `Registry`, write them against the `Workflow` context, and let a worker
 answer invocations. See runners/python/README.md.

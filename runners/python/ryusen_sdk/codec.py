@@ -20,7 +20,7 @@ from .jsontext import JsonTextError, has_lone_surrogate, parse, pointer_join
 from .values import U64_MAX, Refused, check_limits, decode_quickly, from_tagged, parse_int_text
 from .workflow import HistoryEntry
 
-PROTOCOL_VERSION = "1.0"
+PROTOCOL_VERSION = "1.1"
 PROTOCOL_MAJOR = 1
 NO_ID = "-"
 MAX_INVOKE_BYTES = 4_194_304
