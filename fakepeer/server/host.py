@@ -99,6 +99,8 @@ class HostLink:
         self.admission_open = True
         self.restarts = 0
         self.last_request_id = ""
+        #: What came back in place of the last `http_*` fault's answer (a generic status ...).
+        self.generic_status: str | None = None
         #: The answer the last `lost_answer` invoke read and dropped (the server checks its trace).
         self.dropped_answer: dict | None = None
         #: Called after every (re)start with the host's `register` body (the server records it).
@@ -207,6 +209,27 @@ class HostLink:
         if not self.admission_open:
             self._control("conform.set_admission", {"open": False})
 
+    def _generic_status(self, body: dict, ident: str, fault: str) -> tuple[None, None]:
+        """The invoke reaches the endpoint, but a generic status (or a timeout, a reset) comes
+        back in place of its answer: the outcome is unknown (D-HTTP-STATUS), as a lost answer.
+
+        Only the HTTP transport can do this; the scenario needs capability `http`.
+        """
+        from fakepeer.transport.http import HttpPayload, InjectedFailure
+
+        self.session.send(
+            HttpPayload(self._invokes.encode(ident, body), fault), self._deadline(), self.wire
+        )
+        try:
+            self.session.receive(self._deadline(), self.wire)
+        except InjectedFailure as exc:
+            self.generic_status = exc.detail
+            self.dropped_answer = decode(exc.withheld) if exc.withheld else None
+            return None, None
+        except (TransportError, SessionError) as exc:
+            raise HostFault(_reason(exc)) from None
+        raise HostFault(f"the {fault} fault needs the HTTP transport (capability http)")
+
     def trace(self) -> list[dict]:
         """What the host's workflow did since the last trace (`conform.trace`, §12.4)."""
         from fakepeer.session.effects import TraceProblem, trace_events
@@ -229,6 +252,8 @@ class HostLink:
         ident = f"{self.scope}.invoke#{next(self._ids)}"
         self.last_request_id = ident
         self.dropped_answer = None
+        if fault is not None and fault.startswith("http_"):
+            return self._generic_status(body, ident, fault)
         if fault == "crash":
             self._write("invoke", body, ident)
             try:

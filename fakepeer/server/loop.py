@@ -797,7 +797,7 @@ class ModelServer:
             entry.frames = {"invoke": body, "answer": answer}
         if answer is None:
             entry.answer = "(none)"
-            entry.fault = "answer lost" if fault == "lost_answer" else "host killed"
+            entry.fault = _FAULT_NOTES.get(fault or "", "host killed")
             return entry, None
         if answer["kind"] not in _ALLOWED[mode]:
             raise HostFault(f"answered a {mode} invoke with {answer['kind']!r}")
@@ -815,3 +815,14 @@ class ModelServer:
                 self.clock.elapsed_ms, self.aliases.get(run.run_id, run.run_id), "note", text=text
             )
         )
+
+
+#: How a timeline names an invoke whose answer never came (D-HTTP-STATUS: a generic status is no
+#: answer, so its outcome is unknown, as a lost answer's).
+_FAULT_NOTES = {
+    "lost_answer": "answer lost",
+    "http_502": "HTTP 502, outcome unknown",
+    "http_503": "HTTP 503, outcome unknown",
+    "http_timeout": "HTTP timeout, outcome unknown",
+    "http_reset": "connection reset, outcome unknown",
+}

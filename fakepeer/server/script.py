@@ -13,7 +13,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 SCRIPT_KINDS = ("event", "ambient", "code", "admission", "restart", "start")
-FAULT_KINDS = ("lost_answer", "duplicate", "crash", "restart")
+FAULT_KINDS = (
+    "lost_answer",
+    "duplicate",
+    "crash",
+    "restart",
+    # HTTP only (docs/protocol.md §1.1): a generic status, timeout or reset instead of the answer
+    "http_502",
+    "http_503",
+    "http_timeout",
+    "http_reset",
+)
 
 
 @dataclass(frozen=True)

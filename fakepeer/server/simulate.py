@@ -35,7 +35,8 @@ from fakepeer.transport.errors import TransportError
 _EVENT = re.compile(r"^(?P<at>[^=]+)=(?P<name>[^:{]+)(\{(?P<meta>[^}]*)\})?:(?P<payload>.*)$", re.S)
 FAULT_HELP = (
     "Fault KIND[:MODE[:STEP[:ATTEMPT]]][*TIMES] (repeatable): KIND is lost_answer, duplicate, "
-    "crash or restart; TIMES a count or 'all' (default 1). Example: crash:forward:charge*all"
+    "crash, restart, or over HTTP http_502, http_503, http_timeout, http_reset; TIMES a count "
+    "or 'all' (default 1). Example: crash:forward:charge*all"
 )
 
 

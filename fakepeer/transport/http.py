@@ -60,6 +60,14 @@ FAULTS = (
     "new_connection",
     "oversized",
 )
+#: Faults of the model server (lifecycle `http_502`, ...): the request reaches the endpoint and
+#: is answered, but what comes back is a generic status, a timeout or a reset (D-HTTP-STATUS).
+INJECTED = {
+    "http_502": "answered HTTP 502 Bad Gateway in front of the endpoint",
+    "http_503": "answered HTTP 503 Service Unavailable (Retry-After: 1) in front of the endpoint",
+    "http_timeout": "sent no HTTP response before the proxy's deadline",
+    "http_reset": "reset the connection before the answer",
+}
 #: How many signed requests are kept for a later `replay` fault.
 _KEPT_SIGNATURES = 16
 
@@ -188,6 +196,10 @@ class HttpTransport(Transport):
         body = bytes(payload)
         if fault == "oversized":
             return self._oversized(body, deadline)
+        if fault in INJECTED:
+            withheld = self._exchange(body, deadline)
+            self._drop_connection()  # a new connection next, as after a real failure
+            raise InjectedFailure(INJECTED[fault], withheld)
         headers = self._headers(body, fault)
         if fault == "altered":
             body += b" "  # still the same JSON document: only the signature can tell
@@ -328,6 +340,20 @@ class HttpAnswerError(TransportError):
     """A response that is not a protocol answer (D-HTTP-STATUS)."""
 
     reason = "answered without an envelope"
+
+
+class InjectedFailure(HttpAnswerError):
+    """A generic status, timeout or reset the bench put in place of the endpoint's answer.
+
+    The endpoint did answer (`withheld`, never read as an answer: the outcome is unknown to
+    the server); the fault was the bench's, so the transport stays usable after it.
+    """
+
+    reason = "outcome unknown"
+
+    def __init__(self, detail: str, withheld: bytes | None) -> None:
+        super().__init__(detail)
+        self.withheld = withheld
 
 
 def _transport_error(exc: BaseException, url: str) -> TransportError:

@@ -219,7 +219,7 @@ def build_kill_matrix(
     labels = [BASELINES[sdk] for sdk in sdks] + chosen
     # the HTTP surface's mutants change only the HTTP layer: they (and their baseline) play the
     # fixtures of the HTTP mapping, not the whole corpus again over HTTP (minutes of CPU each)
-    over_http = [fixture for fixture in selected if fixture.category == "http"]
+    over_http = [fixture for fixture in selected if "http" in fixture.capabilities]
 
     def play(name: str) -> SdkRun:
         chosen_fixtures = over_http if sdk_of(name).endswith("-http") else selected

@@ -16,7 +16,7 @@ import { Pass, WorkflowContext, isSuspended } from '../../runners/node/src/conte
 import { DecisionMachine } from '../../runners/node/src/machine.js';
 import { createHmac } from 'node:crypto';
 import { serve, serveProcess } from '../../runners/node/host.js';
-import { Guard, hooks as httpHooks, serveHttp } from '../../runners/node/http.js';
+import { Guard, HttpSession, hooks as httpHooks, serveHttp } from '../../runners/node/http.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const CATALOG = JSON.parse(readFileSync(new URL('./node_mutants.json', import.meta.url), 'utf8'));
@@ -282,6 +282,26 @@ const PATCHES = {
   },
   'node:http.replay-accepted'() {
     guardWithout('nonce');
+  },
+  'node:http.answer-cache-by-operation'() {
+    const cache = new Map();
+    wrap(HttpSession.prototype, 'request', (original) =>
+      async function request(body) {
+        let envelope;
+        try {
+          envelope = JSON.parse(body.toString('utf8'));
+        } catch {
+          envelope = undefined;
+        }
+        const key = envelope?.kind === 'invoke' ? envelope.body?.target?.operation_id : undefined;
+        if (typeof key === 'string' && cache.has(key)) {
+          return [Buffer.from(JSON.stringify({ ...cache.get(key), id: envelope.id }))];
+        }
+        const written = await original.call(this, body);
+        if (typeof key === 'string' && written.length === 1) cache.set(key, JSON.parse(written[0].toString('utf8')));
+        return written;
+      },
+    );
   },
 };
 

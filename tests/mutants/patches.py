@@ -2640,3 +2640,32 @@ def _http_body_trimmed() -> None:
 @mutant("http.replay-accepted", "a nonce already accepted is accepted again (no replay check)")
 def _http_replay_accepted() -> None:
     _guard_without("nonce")
+
+
+@mutant(
+    "http.answer-cache-by-operation", "a retried operation is answered from a cache by operation_id"
+)
+def _http_answer_cache_by_operation() -> None:
+    import json
+
+    http = _m("conform_host.http_serve")
+    original = http.HttpHost.handle
+    cache: dict[str, dict] = {}
+
+    def handle(self: Any, payload: bytes) -> None:
+        try:
+            envelope = json.loads(payload)
+            key = (
+                envelope["body"]["target"]["operation_id"] if envelope["kind"] == "invoke" else None
+            )
+        except (ValueError, KeyError, TypeError, AttributeError):
+            key = None
+        if isinstance(key, str) and key in cache:
+            self._written.append(json.dumps({**cache[key], "id": envelope["id"]}).encode())
+            return
+        before = len(self._written)
+        original(self, payload)
+        if isinstance(key, str) and len(self._written) == before + 1:
+            cache[key] = json.loads(self._written[-1])
+
+    http.HttpHost.handle = handle

@@ -305,3 +305,23 @@ def test_a_faulted_payload_keeps_its_fault_through_the_fixture_cache() -> None:
 
     payload = pickle.loads(pickle.dumps(HttpPayload(b"{}", "stale"), pickle.HIGHEST_PROTOCOL))
     assert isinstance(payload, HttpPayload) and payload.fault == "stale" and payload == b"{}"
+
+
+@pytest.mark.parametrize("fault", ["http_502", "http_503", "http_timeout", "http_reset"])
+def test_an_injected_generic_status_withholds_the_answer_and_keeps_the_transport(
+    serve, fault: str
+) -> None:
+    """The model server's faults (D-HTTP-STATUS): the endpoint answered, a generic status came
+    back instead; the answer is withheld (the outcome is unknown), the transport goes on."""
+    from fakepeer.transport.http import InjectedFailure
+
+    server = serve(_ok)
+    transport = HttpTransport(server.url)
+    transport.send(HttpPayload(b"invoke", fault))
+    with pytest.raises(InjectedFailure) as caught:
+        transport.receive(_soon())
+    assert caught.value.withheld == ENVELOPE  # the endpoint did answer
+    transport.send(b"next")
+    assert transport.receive(_soon()) == ENVELOPE
+    assert [body for _, body, _ in server.requests] == [b"invoke", b"next"]
+    assert server.requests[0][2] != server.requests[1][2]  # a new connection after the fault
