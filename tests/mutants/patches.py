@@ -2669,3 +2669,19 @@ def _http_answer_cache_by_operation() -> None:
             cache[key] = json.loads(self._written[-1])
 
     http.HttpHost.handle = handle
+
+@mutant(
+    "empty-message-class-name",
+    "a language error with an empty message is reported with its class name as the message",
+)
+def _empty_message_class_name() -> None:
+    errors = _m("ryusen_sdk.errors")
+    original = errors.error_from_exception
+
+    def error_from_exception(exc):
+        record = original(exc)
+        if not isinstance(exc, errors.RyusenError) and not str(exc):
+            return errors.RyusenError("app.unhandled", type(exc).__name__, True, {})
+        return record
+
+    replace_everywhere(original, error_from_exception)

@@ -148,8 +148,8 @@ def error_from_exception(exc: BaseException) -> RyusenError:
     """Map any caught failure to a record: foreign exceptions become `app.unhandled` (§11.5)."""
     if isinstance(exc, RyusenError):
         return exc
-    message = str(exc) or type(exc).__name__
-    return RyusenError("app.unhandled", message, True, {})
+    # "the failure's message" (§11.5): an empty one stays empty, never the class name
+    return RyusenError("app.unhandled", str(exc), True, {})
 
 
 def record_of(exc: BaseException) -> dict[str, Any]:
