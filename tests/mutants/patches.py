@@ -2685,3 +2685,17 @@ def _empty_message_class_name() -> None:
         return record
 
     replace_everywhere(original, error_from_exception)
+
+
+@mutant(
+    "child-zero-timeout-dropped",
+    "a typed 0 child timeout is tested for truthiness and dropped (the child is unbounded)",
+)
+def _child_zero_timeout_dropped() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    original = workflow.Workflow.invoke
+
+    def invoke(self, id, function_id, input, timeout=None):
+        return original(self, id, function_id, input, timeout if timeout else None)
+
+    workflow.Workflow.invoke = invoke
