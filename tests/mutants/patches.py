@@ -2699,3 +2699,29 @@ def _child_zero_timeout_dropped() -> None:
         return original(self, id, function_id, input, timeout if timeout else None)
 
     workflow.Workflow.invoke = invoke
+
+
+@mutant(
+    "compensator-result-by-position",
+    "a compensator gets the forward result of the history entry at its step's call position",
+)
+def _compensator_result_by_position() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    original = workflow.Pass.decide
+
+    def decide(self, step_id, kind, declaration, callback=None, compensate=None):
+        position = getattr(self, "_mutant_calls", 0)
+        self._mutant_calls = position + 1
+        target = self.target
+        entries = list(self.history.values())
+        is_target = target is not None and step_id == target.step_id
+        if self.mode == "compensate" and is_target and position < len(entries):
+            saved = self.history
+            self.history = dict(saved, **{step_id: entries[position]})
+            try:
+                return original(self, step_id, kind, declaration, callback, compensate)
+            finally:
+                self.history = saved
+        return original(self, step_id, kind, declaration, callback, compensate)
+
+    workflow.Pass.decide = decide
