@@ -2725,3 +2725,19 @@ def _compensator_result_by_position() -> None:
         return original(self, step_id, kind, declaration, callback, compensate)
 
     workflow.Pass.decide = decide
+
+
+@mutant(
+    "emit-json-negative-zero-kept",
+    "a negative zero inside an emitted JSON document is written -0.0, not 0 (JSON.stringify)",
+)
+def _emit_json_negative_zero_kept() -> None:
+    payloads = _m("ryusen_sdk.payloads")
+    original = payloads._write
+
+    def _write(node):
+        if type(node) is float and node == 0 and math.copysign(1.0, node) < 0:
+            return "-0.0"
+        return original(node)
+
+    payloads._write = _write
