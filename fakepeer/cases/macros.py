@@ -70,7 +70,8 @@ def _plain(argument: object, path: Path) -> object:
 
 
 def _plain_value(node: object, path: Path) -> object:
-    """Convert plain notation (protocol §13.1) to a tagged value, honouring nested macros."""
+    """Convert plain notation (docs/host-contract.md §13.1) to a tagged value, honouring
+    nested macros."""
     if is_macro(node):
         ((name, argument),) = node.items()  # type: ignore[union-attr]
         if name == "$tagged":

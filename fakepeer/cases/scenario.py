@@ -100,7 +100,7 @@ class Scenario:
     ) -> Scenario:
         """Expect the SDK's next frame to have this kind and body (minus `vary` paths).
 
-        `trace`: the effect trace (protocol §12.4) the invoke this answers must leave.
+        `trace`: the effect trace (docs/host-contract.md §12.4) the invoke this answers must leave.
         """
         step: dict = {"expect": {"kind": kind, "body": dict(body)}}
         if trace is not None:

@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from fakepeer.report.groups import group_cases
+from fakepeer.report.missing import missing_pieces
 from fakepeer.report.tally import Cell, Status, build_tally
 from fakepeer.session.outcomes import DETAILED, INVARIANT_NOTE, OUTCOME_ORDER, Outcome
 from fakepeer.session.results import CaseResult, RunResult, SdkRun
@@ -208,7 +209,14 @@ def _print_sdk(console: Console, sdk: SdkRun, run: RunResult) -> None:
     tally = sdk.counts()
     table.add_row("[bold]total[/bold]", *(f"[bold]{tally[o.value]}[/bold]" for o in OUTCOME_ORDER))
     console.print(table)
-    for group in group_cases(case for case in sdk.results if case.outcome in DETAILED):
+    for piece in missing_pieces(sdk.results):
+        console.print(f"[red]MISSING[/red] {escape(piece.line())}")
+    detailed = (
+        case
+        for case in sdk.results
+        if case.outcome in DETAILED and not (case.missing and not case.findings)
+    )
+    for group in group_cases(detailed):
         if group.rolled_up:
             console.print(
                 f"[bold]{len(group.cases)} cases[/bold]: {escape(group.first.outcome.value)}: "

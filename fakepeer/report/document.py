@@ -24,6 +24,7 @@ from fakepeer.protocol.limits import MAX_JSON_NESTING
 from fakepeer.protocol.messages import encode_envelope
 from fakepeer.protocol.version import PROTOCOL_VERSION
 from fakepeer.report.catalog import CaseInfo, Catalog
+from fakepeer.report.missing import missing_pieces
 from fakepeer.report.tally import build_tally
 from fakepeer.session.outcomes import Outcome
 from fakepeer.session.results import CaseResult, RunResult, SdkRun
@@ -108,6 +109,7 @@ def _sdk_document(sdk: SdkRun, run: RunResult, catalog: Catalog) -> dict:
         "command": sdk.command,
         "capabilities": sdk.capabilities,
         "handshake_problems": sdk.handshake_problems,
+        "missing_pieces": [piece.to_json() for piece in missing_pieces(sdk.results)],
         "process_starts": sdk.starts,
         "duration": round(sdk.duration, 6),
         "summary": {**tally, "total": sum(tally.values())},
@@ -138,6 +140,7 @@ def _case_document(case: CaseResult, strict: bool, lenient: bool, info: CaseInfo
         "wire": [record.to_json() for record in case.wire],
         **({"internal": True} if case.internal else {}),
         **({"not_run": True} if case.not_run else {}),
+        **({"missing": case.missing} if case.missing else {}),
     }
 
 
@@ -225,6 +228,7 @@ def _case_from_document(case: dict) -> CaseResult:
         wire=[_wire_from_document(record) for record in case.get("wire", [])],
         internal=bool(case.get("internal")),
         not_run=bool(case.get("not_run")),
+        missing=case.get("missing"),
     )
 
 

@@ -95,7 +95,21 @@ def _sdk_section(sdk: dict, tally: Tally, budget: list[int]) -> list[str]:
     tally = sdk["summary"]
     lines.append("| **total** | " + " | ".join(f"**{tally[o]}**" for o in outcomes) + " |")
     lines.append("")
-    problems = [c for c in sdk["cases"] if c["outcome"] in DETAILED]
+    for piece in sdk.get("missing_pieces") or ():
+        differ = piece["also_differ"]
+        listed = f": {', '.join(f'`{i}`' for i in differ)}" if differ else ""
+        lines.extend([
+            f"**Missing:** the host lacks `{piece['piece']}` (read {piece['file']} "
+            f"{piece['section']}): {piece['cases']} case(s) needed it and do not pass; "
+            f"{piece['answered_as_expected']} of them answered as expected, {len(differ)} also "
+            f"differ in their answers{listed}",
+            "",
+        ])  # fmt: skip
+    problems = [
+        c
+        for c in sdk["cases"]
+        if c["outcome"] in DETAILED and not (c.get("missing") and not c["diff"])
+    ]
     if problems:
         lines.extend(["### Failing cases", ""])
     budget[0] -= len("\n".join(lines).encode("utf-8"))

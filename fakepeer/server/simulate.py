@@ -45,7 +45,8 @@ class SimulateUsage(Exception):
 
 
 def parse_input(text: str) -> dict:
-    """The run input: plain JSON notation (protocol §13.1; `$tagged` and `$bytes` allowed)."""
+    """The run input: plain JSON notation (docs/host-contract.md §13.1; `$tagged` and `$bytes`
+    allowed)."""
     try:
         document = json.loads(text)
     except ValueError as exc:

@@ -74,6 +74,8 @@ def _play(
     findings: list[Finding] = []
     invokes: dict[str, tuple[dict, str | None]] = {}  # exchange id -> (invoke, trace request id)
     trace_problem: str | None = None
+    missing_piece: str | None = None
+    control: dict[str, str] = {}  # exchange id -> the conform.* kind that opened it
     try:
         if (fresh or fixture.variant == FRESH_PROCESS) and session.transport is not None:
             session.discard()  # the variant: this case is the first a new host process serves
@@ -104,6 +106,8 @@ def _play(
                 if step.envelope["kind"] == "conform.register":
                     session.registration_dirty = True
                 session.send(step.payload, deadline, wire)
+                if step.envelope["kind"].startswith("conform."):
+                    control[step.exchange_id] = step.envelope["kind"]
                 if step.envelope["kind"] == "invoke":
                     # ask for the trace at once when the answer is read next: a host serves
                     # frames in order (§12.1), so this costs no extra round trip
@@ -117,6 +121,8 @@ def _play(
                 # later differences may only follow from the first failing step: say so
                 where, after_first = f"step {index + 1}, expect {step.kind}", bool(findings)
                 findings.extend(finding.at(where, after_first) for finding in found)
+                if found and missing_piece is None:
+                    missing_piece = unknown_control(control.get(step.exchange_id), step, answer)
                 if step.exchange_id in invokes:
                     invoke, trace_id = invokes.pop(step.exchange_id)
                     if trace_id is None:
@@ -127,6 +133,7 @@ def _play(
                         findings.extend(finding.at(where, after_first) for finding in effects)
                     except TraceProblem as exc:
                         trace_problem = trace_problem or str(exc)
+                        missing_piece = missing_piece or exc.missing
         _check_nothing_more(session, wire)
     except TransportError as exc:
         reason = _describe(exc, timeout, deadline, overall_deadline)
@@ -143,6 +150,7 @@ def _play(
         result = _error(fixture, wire, trace_problem, findings, session.stderr_tail())
     else:
         result = _finished(session, fixture, wire, findings)
+    result.missing = missing_piece
     session.served.append(result)
     return result
 
@@ -206,6 +214,19 @@ _TRACE_TEMPLATE = frame_templates("conform.trace")[0]
 #: An answer with no events in either usual spelling: a fast path takes its events as `[]`
 #: without decoding it (hosts answer most invokes so).
 _NO_EVENTS_TEMPLATES = frame_templates("conform.trace", b'{"events":[]}')
+
+
+def unknown_control(sent: str | None, step: ExpectStep, answer: dict) -> str | None:
+    """The control message kind a host does not implement: it answered the bench's `sent`
+    with `protocol.unknown_variant` at `/kind` where the fixture expects another answer."""
+    if sent is None or step.kind == "protocol_error" or answer.get("kind") != "protocol_error":
+        return None
+    body = answer.get("body")
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict) or error.get("category") != "protocol.unknown_variant":
+        return None
+    details = error.get("details")
+    return sent if isinstance(details, dict) and details.get("pointer") == "/kind" else None
 
 
 def _answers(steps: Sequence[Step], index: int, exchange_id: str) -> bool:

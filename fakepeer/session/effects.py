@@ -1,4 +1,4 @@
-"""What the SDK did, not only what it answered: the effect trace (docs/protocol.md §12.4).
+"""What the SDK did, not only what it answered: the effect trace (docs/host-contract.md §12.4).
 
 After each answer to an `invoke`, the bench asks the host for `conform.trace`: the callbacks and
 compensators that started and the errors program code caught. Every trace is held against the
@@ -101,6 +101,11 @@ EXECUTED_ANSWERS = {
 class TraceProblem(Exception):
     """The host's answer to `conform.trace` is unusable (absent support, or a malformed body)."""
 
+    def __init__(self, message: str, missing: str | None = None) -> None:
+        super().__init__(message)
+        #: The host-contract piece the host lacks (`conform.trace`), None for a malformed answer.
+        self.missing = missing
+
 
 def trace_events(answer: Mapping) -> list[dict]:
     """The events of a host's `conform.trace` answer; TraceProblem when it is not one."""
@@ -108,9 +113,10 @@ def trace_events(answer: Mapping) -> list[dict]:
     body = answer.get("body")
     if kind == "protocol_error":
         raise TraceProblem(
-            "the conformance host does not implement conform.trace (docs/protocol.md §12.4): it "
-            "answered protocol_error, so what the workflow did cannot be checked; every case "
-            "with an invoke needs it"
+            "the conformance host does not implement conform.trace (docs/host-contract.md "
+            "§12.4): it answered protocol_error, so what the workflow did cannot be checked; "
+            "every case with an invoke needs it",
+            missing="conform.trace",
         )
     if kind != "conform.trace" or not isinstance(body, dict):
         raise TraceProblem(f"answered conform.trace with {kind!r}, not conform.trace")

@@ -51,6 +51,9 @@ class CaseResult:
     internal: bool = False
     #: The run was interrupted before this case could run (an `error`, never a pass).
     not_run: bool = False
+    #: The piece of the host contract the host lacks that this case needed (`conform.trace`,
+    #: a control message kind), None when nothing was missing; reports group such cases.
+    missing: str | None = None
 
     @property
     def diff(self) -> str:
