@@ -39,6 +39,8 @@ def test_a_1_0_sdk_skips_every_1_1_fixture_with_the_reason(tmp_path: Path) -> No
     assert cases[PLAIN_ID]["outcome"] == "pass"
     for ident in newer:
         assert cases[ident]["outcome"] == "skip", cases[ident]
+        if cases[ident]["category"] == "http":  # skipped on stdio whatever the version
+            continue
         assert cases[ident]["reason"] == ("the fixture needs protocol 1.1; the SDK negotiated 1.0")
 
 
@@ -46,4 +48,6 @@ def test_a_1_1_sdk_runs_and_passes_them(tmp_path: Path) -> None:
     newer = _newer_ids()
     cases = _run(str(REPO / "runners/python/conform"), newer, tmp_path / "new.json")
     assert {c["id"] for c in cases} >= set(newer)
-    assert all(c["outcome"] == "pass" for c in cases), [c for c in cases if c["outcome"] != "pass"]
+    # http fixtures are skipped on stdio (their transport); every other one runs and passes
+    wrong = [c for c in cases if c["outcome"] != ("skip" if c["category"] == "http" else "pass")]
+    assert not wrong, wrong
