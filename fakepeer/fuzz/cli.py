@@ -54,6 +54,16 @@ def fuzz(
             "targets, each held to the oracle (answer and effect trace). Default examples: 1000.",
         ),
     ] = False,
+    whole_runs: Annotated[
+        int | None,
+        typer.Option(
+            "--whole-runs",
+            min=1,
+            help="Play this many random programs to their end on the model server with random "
+            "faults, holding run-wide invariants (callbacks once per attempt, exact unwind, one "
+            "receipt per emission, history only grows, the run ends).",
+        ),
+    ] = None,
     max_time: Annotated[
         float | None,
         typer.Option("--max-time", help="With --semantics: stop playing after this many seconds."),
@@ -69,6 +79,12 @@ def fuzz(
     except CommandError as exc:
         typer.echo(f"ryusen-conform: error: {exc}", err=True)
         raise typer.Exit(2) from None
+    if whole_runs is not None:
+        if semantics:
+            _usage("--whole-runs and --semantics are two campaigns; run them one at a time")
+        from fakepeer.fuzz.semantic_cli import run_whole_runs
+
+        raise typer.Exit(run_whole_runs(target, whole_runs, seed))
     if semantics:
         from fakepeer.fuzz.semantic_cli import run_semantics
 

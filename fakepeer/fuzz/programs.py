@@ -101,12 +101,43 @@ SMALL_VALUES = (
     arr([i(1), {"t": "null"}]),
     o(k=s("v")),
     o(),
+    # edge values of §3 a codec may get wrong on the way through a program
+    {"t": "bytes", "v": "AP8="},
+    {"t": "bytes", "v": ""},
+    {"t": "i64", "v": "-9223372036854775808"},
+    {"t": "f64", "v": "1e+21"},
+    {"t": "f64", "v": "1e-7"},
+    {"t": "f64", "v": "100"},
+    s("na\u0131\u0308ve \u2603 a\u0000b"),
+    s("e\u0301"),
+    o(a={"t": "null"}, b=arr([])),
+    {
+        "t": "blob",
+        "v": {
+            "sha256": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+            "size": "0",
+            "media_type": "text/plain",
+        },
+    },
+    {
+        "t": "blob",
+        "v": {
+            "sha256": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+            "size": "0",
+        },
+    },
+    {"t": "instant", "v": "-1"},
+    {"t": "duration", "v": "-9223372036854775808"},
 )
 CATEGORIES = ("app.boom", "payments.declined", "sdk.timeout", "app.unhandled")
-DURATIONS = (s("1s"), s("1.5s"), s("0"), s("-5s"), s("200ms"), s("1h30m"), s("1ns"), i(1500),
-             i(0), i(-1), s("5"), s("1S"))  # fmt: skip
+DURATIONS = (
+    s("1s"), s("1.5s"), s("0"), s("-5s"), s("200ms"), s("1h30m"), s("1ns"), i(1500), i(0),
+    i(-1), s("5"), s("1S"), s("1.1s"), s("4.03s"), s("1.0001ms"), s("90m"), s("1\u00b5s"),
+    s("2ms"), s("1d"), s(" 1s"), s("9223372036854775808ms"), s("-0s"), s(".5s"), s("1s1s"),
+)  # fmt: skip
 STRING_MAPS = (o(), o(order=s("A-1")), o(order=i(1)), s("not a map"))
-JSON_TEXTS = ('{"b":1,"a":[true,null]}', '"x"', "[1.5,-0]", '{"a":{}}', "nope")
+JSON_TEXTS = ('{"b":1,"a":[true,null]}', '"x"', "[1.5,-0]", '{"a":{}}', '"\u00e9\u2603"',
+              "1e21", "NaN", "", "1 2", "1e999", '{"a":1,"a":2}', "nope")  # fmt: skip
 
 
 def wire_record(c: Choices) -> dict:
@@ -194,7 +225,7 @@ def other_step_op(c: Choices) -> dict:
     else:
         fields["event"] = s("order.shipped")
         if c.flag(3):
-            fields["json"] = s(c.pick(JSON_TEXTS[:-1]))
+            fields["json"] = s(c.pick(JSON_TEXTS[:6]))
         else:
             fields["payload"] = c.pick(({"t": "bytes", "v": "AP8="}, s("text")))
         if c.flag():
@@ -225,27 +256,94 @@ def plain_op(c: Choices) -> dict:
     return o(**fields)
 
 
-def op_list(c: Choices, depth: int = 0) -> list:
+#: Op kinds by theme: a theme concentrates a case on one area where SDKs go wrong (values
+#: through replay, duration conversion, emission payloads); "mixed" draws from everything.
+THEMES: dict[str, tuple[str, ...]] = {
+    "mixed": ("run", "run", "step", "plain", "block"),
+    "replay": ("run", "run", "run", "block"),
+    "values": ("value",),
+    "durations": ("duration",),
+    "emit": ("emit",),
+}
+
+
+def op_list(c: Choices, depth: int = 0, theme: str = "mixed") -> list:
     """A list of ops; nested blocks (if_ambient, catch_all) up to two levels deep."""
     ops = []
+    kinds = THEMES[theme] if depth < 2 else tuple(k for k in THEMES[theme] if k != "block")
     for _ in range(c.int(6 if depth == 0 else 4)):
-        kind = c.pick(("run", "run", "step", "plain", "block") if depth < 2 else
-                      ("run", "run", "step", "plain"))  # fmt: skip
+        kind = c.pick(kinds or ("run",))
         if kind == "run":
             ops.append(run_op(c))
         elif kind == "step":
             ops.append(other_step_op(c))
         elif kind == "plain":
             ops.append(plain_op(c))
+        elif kind == "value":
+            ops.append(value_op(c))
+        elif kind == "duration":
+            ops.append(duration_op(c))
+        elif kind == "emit":
+            ops.append(emit_op(c))
         elif c.flag():
-            ops.append(o(op=s("catch_all"), ops=arr(op_list(c, depth + 1))))
+            ops.append(o(op=s("catch_all"), ops=arr(op_list(c, depth + 1, theme))))
         else:
-            then, other = op_list(c, depth + 1), op_list(c, depth + 1)
+            then, other = op_list(c, depth + 1, theme), op_list(c, depth + 1, theme)
             equals = s(c.pick(("on", "off")))
             block = {"op": s("if_ambient"), "key": s(AMBIENT_KEY), "equals": equals,
                      "then": arr(then), "else": arr(other)}  # fmt: skip
             ops.append(o(**block))
     return ops
+
+
+def value_op(c: Choices) -> dict:
+    """A value travelling through a program: a step result, a child's input, a return."""
+    kind = c.pick(("run", "run", "invoke", "return"))
+    value = c.pick(SMALL_VALUES)
+    if kind == "return":
+        return o(op=s("return"), value=value)
+    if kind == "invoke":
+        return o(op=s("invoke"), id=s(c.pick(STEP_IDS)), function=s("conform.echo"), input=value,
+                 **{"as": s(c.pick(VARIABLES))})  # fmt: skip
+    return o(op=s("run"), id=s(c.pick(STEP_IDS)), result=value, **{"as": s(c.pick(VARIABLES))})
+
+
+def duration_op(c: Choices) -> dict:
+    """A duration converted: directly, or as a sleep, a wait timeout or a child timeout."""
+    kind = c.pick(("duration", "sleep", "wait", "invoke"))
+    value = c.pick(DURATIONS)
+    step = {"id": s(c.pick(STEP_IDS))}
+    if c.flag(3):
+        step["catch"] = b(True)
+        step["as"] = s(c.pick(VARIABLES))
+    if kind == "duration":
+        return o(op=s("duration"), value=value, catch=b(True), **{"as": s(c.pick(VARIABLES))})
+    if kind == "sleep":
+        return o(op=s("sleep"), duration=value, **step)
+    if kind == "wait":
+        return o(op=s("wait"), event=s("order.approved"), timeout=value, **step)
+    return o(op=s("invoke"), function=s("conform.echo"), input=s("x"), timeout=value, **step)
+
+
+def emit_op(c: Choices) -> dict:
+    """An emission or a wait: payload forms, JSON documents, routing maps, attempts."""
+    if c.flag(4):
+        return o(op=s("wait"), id=s(c.pick(STEP_IDS)), event=s("order.approved"),
+                 correlation=c.pick(STRING_MAPS), timeout=s("1h"), catch=b(True),
+                 **{"as": s(c.pick(VARIABLES))})  # fmt: skip
+    fields = {"op": s("emit"), "id": s(c.pick(STEP_IDS)), "event": s("order.shipped")}
+    if c.flag():
+        fields["json"] = s(c.pick(JSON_TEXTS[:6]))
+    else:
+        fields["payload"] = c.pick(({"t": "bytes", "v": "AP8="}, {"t": "bytes", "v": ""},
+                                    s("text"), o(a=i(1)), {"t": "null"}))  # fmt: skip
+    if c.flag():
+        fields["metadata"] = c.pick(STRING_MAPS)
+    if c.flag(3):
+        fields["attempts"] = i(c.pick((1, 2, 0, -1)))
+    fields["catch"] = b(True)
+    fields["as"] = s(c.pick(VARIABLES))
+    return o(**fields)
 
 
 # ------------------------------------------------------------------------- histories, targets
@@ -301,10 +399,13 @@ def saga_history(c: Choices) -> list:
 def build_case(data: bytes) -> SemanticCase:
     """The case these bytes choose: function, input, mode, target, history, ambient, admission."""
     c = Choices(data)
+    theme = c.pick(tuple(THEMES))
     function = c.pick(("conform.program",) * 12 + ("conform.saga", "conform.echo", "no.such"))
     mode = c.pick(("discover", "forward", "compensate"))
+    if theme in ("values", "durations", "emit") and c.int(4):
+        mode = "discover"  # these themes are about what discovery declares and returns
     if function == "conform.program":
-        program_input = o(ops=arr(op_list(c)))
+        program_input = o(ops=arr(op_list(c, theme=theme)))
         met = step_ids_in(program_input)
     elif function == "conform.saga":
         program_input, met = o(order=s("A-1")), ["reserve", "charge", "notify"]
@@ -315,7 +416,7 @@ def build_case(data: bytes) -> SemanticCase:
         target_id = c.pick(met) if met and not c.flag(5) else c.pick(STEP_IDS)
     if function == "conform.saga":
         history = saga_history(c)
-    elif met and not c.flag(3):
+    elif met and (theme == "replay" or not c.flag(3)):
         upto = met.index(target_id) if target_id in met else len(met)
         if mode == "compensate" or (target_id in met and c.flag(4)):
             upto += 1  # the target's own entry: a compensation needs it, a forward may have it
@@ -340,6 +441,11 @@ def build_case(data: bytes) -> SemanticCase:
     return SemanticCase(body, ambient, admission=not c.flag(16))
 
 
-def semantic_cases(max_bytes: int = 200) -> st.SearchStrategy[SemanticCase]:
-    """Cases built from one hypothesis byte string (shrinks with it)."""
-    return st.binary(min_size=0, max_size=max_bytes).map(build_case)
+CASE_BYTES = 160
+
+
+def semantic_cases(size: int = CASE_BYTES) -> st.SearchStrategy[SemanticCase]:
+    """Cases built from one hypothesis byte string of a fixed size (hypothesis draws short
+    strings far more often than long ones, and a short string makes a trivial case); it still
+    shrinks, towards zero bytes, the simplest choices."""
+    return st.binary(min_size=size, max_size=size).map(build_case)

@@ -57,3 +57,46 @@ def report(result: SemanticResult) -> None:
         f"{result.invocations} invocations in {result.seconds:.1f} s ({result.rate:.0f}/s), "
         f"seed {result.seed}, {1 if failure else 0} disagreement(s)"
     )
+
+
+def run_whole_runs(target: SdkTarget, runs: int, seed: int | None) -> int:
+    """Play `runs` random whole runs on the model server; print each broken invariant."""
+    import random
+    import time
+
+    from fakepeer.fuzz.wholerun import broken_invariants, play, random_run
+    from fakepeer.server.host import HostLink
+    from fakepeer.session.sdk import SdkSession, SessionError
+    from fakepeer.transport.errors import TransportError
+
+    chosen = seed if seed is not None else random.SystemRandom().randrange(2**32)
+    rng = random.Random(chosen)
+    session = SdkSession(target.factory)
+    started = time.monotonic()
+    bad = 0
+    try:
+        try:
+            session.ensure_started(time.monotonic() + 30)
+        except (SessionError, TransportError) as exc:
+            typer.echo(f"ryusen-conform: error: cannot start {target.label}: {exc}", err=True)
+            return 2
+        for index in range(runs):
+            run = random_run(rng)
+            report = play(HostLink(session), run)
+            broken = broken_invariants(report)
+            if report.host_fault:
+                broken.append(f"host-fault: {report.host_fault}")
+            if broken:
+                bad += 1
+                typer.echo(f"RUN {index + 1} broke: {'; '.join(broken)}")
+                typer.echo(f"  program: {json.dumps(run.program)}")
+                typer.echo(f"  faults: {json.dumps(run.faults)}")
+                for line in report.timeline.invocation_lines():
+                    typer.echo(f"  {line}")
+    finally:
+        session.shutdown()
+    typer.echo(
+        f"played {runs} whole run(s) against {target.label} in {time.monotonic() - started:.1f} s, "
+        f"seed {chosen}, {bad} broke an invariant"
+    )
+    return 1 if bad else 0

@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass
 
 from fakepeer.fuzz.programs import SemanticCase
+from fakepeer.protocol.messages import encode_frame
 from fakepeer.session.sdk import SdkSession, SessionError
 from fakepeer.session.targets import SdkTarget
 from fakepeer.transport.errors import TransportError
@@ -33,40 +34,57 @@ class SemanticSession:
         self.timeout = timeout
         self.session = SdkSession(target.factory)
         self.played = 0
+        self._counter = 0
+        #: True when the host may hold ambient state or closed admission from the last case (or
+        #: is new): the next case resets it first. A fresh host needs no reset, but one costs
+        #: little and keeps the rule simple.
+        self._dirty = True
 
     def start(self) -> None:
         """Spawn and register now, so start-up problems surface before fuzzing."""
         self.session.ensure_started(time.monotonic() + max(self.timeout, 10.0))
 
     def play(self, case: SemanticCase) -> Played:
-        """Reset the host, set its ambient state and admission, send the invoke, read the trace."""
+        """Reset the host when the last case changed its state, set ambient state and admission,
+        send the invoke and ask for its trace: every frame written at once (a host serves them
+        in order, §12.1), then the answers read in turn."""
         self.played += 1
         deadline = time.monotonic() + self.timeout
+        frames: list[tuple[str, str, dict]] = []
+        if self._dirty:
+            frames.append(("conform.reset", "conform.ack", {}))
+        for key, value in case.ambient:
+            frames.append(("conform.set_ambient", "conform.ack", {"key": key, "value": value}))
+        if not case.admission:
+            frames.append(("conform.set_admission", "conform.ack", {"open": False}))
+        frames.append(("invoke", "", case.body))
+        frames.append(("conform.trace", "conform.trace", {}))
+        self._dirty = bool(case.ambient) or not case.admission
         try:
             self.session.ensure_started(deadline)
-            self._control("conform.reset", {}, deadline)
-            for key, value in case.ambient:
-                self._control("conform.set_ambient", {"key": key, "value": value}, deadline)
-            if not case.admission:
-                self._control("conform.set_admission", {"open": False}, deadline)
-            request_id, answer = self.session.request("invoke", case.body, deadline, None)
-            _, traced = self.session.request("conform.trace", {}, deadline, None)
+            idents = []
+            for kind, _, body in frames:
+                self._counter += 1
+                ident = f"fuzz.{kind.removeprefix('conform.')}#{self._counter}"
+                idents.append(ident)
+                self.session.send(encode_frame(kind, body, ident), deadline)
+            answers = [self.session.expect_answer(ident, deadline, None) for ident in idents]
         except TransportError as exc:
             return self._broken(f"{exc.reason}: {exc.detail}")
         except SessionError as exc:
             return self._broken(exc.reason)
+        for (kind, wanted, _), answer in zip(frames[:-2], answers, strict=False):
+            if answer.get("kind") != wanted:
+                return Played(broken=f"answered {kind} with {answer.get('kind')!r}, not {wanted}")
+        request_id, answer, traced = idents[-2], answers[-2], answers[-1]
         body = traced.get("body")
         events = body.get("events") if isinstance(body, dict) else None
         if traced.get("kind") != "conform.trace" or not isinstance(events, list):
             return Played(request_id, answer, None, f"a malformed trace answer: {traced!r:.200}")
         return Played(request_id, answer, events)
 
-    def _control(self, kind: str, body: dict, deadline: float) -> None:
-        _, answer = self.session.request(kind, body, deadline, None)
-        if answer.get("kind") != "conform.ack":
-            raise SessionError(f"answered {kind} with {answer.get('kind')!r}, not conform.ack")
-
     def _broken(self, reason: str) -> Played:
+        self._dirty = True
         tail = self.session.discard()
         return Played(broken=f"{reason}; stderr: {tail[-400:]}" if tail else reason)
 

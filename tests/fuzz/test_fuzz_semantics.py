@@ -131,3 +131,23 @@ def test_an_sdk_that_cannot_start_is_a_setup_error() -> None:
         assert "cannot start" in str(exc)
     else:
         raise AssertionError("no setup error")
+
+
+def test_whole_runs_hold_their_invariants_on_the_reference_sdk() -> None:
+    runner = CliRunner()
+    ok = runner.invoke(_cli(), ["fuzz", "--whole-runs", "15", "--seed", "3"])
+    assert ok.exit_code == 0, ok.output
+    assert "played 15 whole run(s)" in ok.output and "0 broke an invariant" in ok.output
+
+
+def test_whole_runs_catch_a_callback_rerun_on_replay() -> None:
+    runner = CliRunner()
+    sdk = f"{sys.executable} {MUTANT_HOST} replay-reruns-callback"
+    bad = runner.invoke(_cli(), ["fuzz", "--whole-runs", "5", "--seed", "1", "--sdk", sdk])
+    assert bad.exit_code == 1, bad.output
+    assert "callback-once-per-attempt" in bad.output
+
+
+def test_whole_runs_and_semantics_are_one_at_a_time() -> None:
+    bad = CliRunner().invoke(_cli(), ["fuzz", "--whole-runs", "2", "--semantics"])
+    assert bad.exit_code == 2 and "one at a time" in bad.output
