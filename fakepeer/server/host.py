@@ -215,8 +215,11 @@ class HostLink:
 
         Only the HTTP transport can do this; the scenario needs capability `http`.
         """
-        from fakepeer.transport.http import HttpPayload, InjectedFailure
+        from fakepeer.transport.http import HTTP_CAPABILITY, HttpPayload, InjectedFailure
 
+        transport = self.session.transport
+        if transport is None or HTTP_CAPABILITY not in transport.capabilities():
+            raise HostFault(f"the {fault} fault needs the HTTP transport (capability http)")
         self.session.send(
             HttpPayload(self._invokes.encode(ident, body), fault), self._deadline(), self.wire
         )
@@ -228,7 +231,7 @@ class HostLink:
             return None, None
         except (TransportError, SessionError) as exc:
             raise HostFault(_reason(exc)) from None
-        raise HostFault(f"the {fault} fault needs the HTTP transport (capability http)")
+        raise HostFault(f"the {fault} fault came back as an answer")
 
     def trace(self) -> list[dict]:
         """What the host's workflow did since the last trace (`conform.trace`, §12.4)."""

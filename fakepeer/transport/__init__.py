@@ -5,16 +5,15 @@
 - `inprocess.InProcessTransport`: a host written in Python, run on a thread of the bench
   (`--sdk python:[PATH:]MODULE:FUNCTION`), frames through in-memory pipes.
 - `mock.MockTransport`: a Python callable answers each frame (tests).
+- `http.HttpTransport`: request-response HTTP (docs/protocol.md §1.1): one envelope per POST,
+  its answer in the response body, signed (`httpauth`); `--sdk http+cmd:COMMAND` starts a host
+  that prints its URL, `--sdk http://127.0.0.1:PORT/PATH` uses a running endpoint.
 
 The session layer sees only `Transport`: `send`/`send_many` and `receive` of whole payloads
-with absolute deadlines, `close(wait=...)`, and optional `ready`, `exit_status`, `exit_note`
-and the `stderr` ring, which have defaults. A new kind of transport is one new module here
-plus one branch in `session/targets.py` that picks it from the `--sdk` text. For example an
-HTTP request-response transport (`--sdk http://host:port/conform`) would subclass Transport,
-queue the frames given to `send_many`, POST them when `receive` is called (with the deadline
-as the request timeout), queue the answer frames the response carries and hand them out one
-by one; `ready` would say whether any are queued, and `close` would POST `conform.shutdown`.
-Nothing else in the bench would change.
+with absolute deadlines, `close(wait=...)`, and optional `ready`, `capabilities`,
+`exit_status`, `exit_note` and the `stderr` ring, which have defaults. A new kind of transport
+is one new module here plus one branch in `session/targets.py` that picks it from the `--sdk`
+text (ARCHITECTURE.md "A new transport", re-measured with HTTP).
 """
 
 from fakepeer.transport.base import Transport

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import socket
 import struct
+import subprocess
 import sys
 import threading
 import time
@@ -325,3 +327,28 @@ def test_an_injected_generic_status_withholds_the_answer_and_keeps_the_transport
     assert transport.receive(_soon()) == ENVELOPE
     assert [body for _, body, _ in server.requests] == [b"invoke", b"next"]
     assert server.requests[0][2] != server.requests[1][2]  # a new connection after the fault
+
+
+def _simulate(sdk: str) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "fakepeer", "simulate", "--sdk", sdk, "--json"]
+    command += ["--function", "conform.saga", "--input", '{"order": "o-1"}']
+    command += ["--fault", "http_503:forward:charge"]
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+def test_simulate_over_http_treats_a_503_as_an_unknown_outcome() -> None:
+    """The model server over HTTP: the 503 in place of charge's answer is not a refusal; the
+    same operation is offered again as attempt 2 and the run completes."""
+    done = _simulate(f"http+cmd:{ROOT / 'runners/python/conform'} --http")
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = [entry.get("line") for entry in json.loads(done.stdout)["timeline"]]
+    assert "@0 main forward charge #1 -> (none) (HTTP 503, outcome unknown)" in lines
+    assert "@1000 main forward charge #2 -> step_completed" in lines
+    assert lines[-1] is None or "completed" in str(lines[-2:])
+
+
+def test_an_http_fault_on_the_framed_transport_is_one_clear_line() -> None:
+    done = _simulate(str(ROOT / "runners/python/conform"))
+    assert done.returncode != 0
+    assert "the http_503 fault needs the HTTP transport" in done.stderr
+    assert "Traceback" not in done.stderr
