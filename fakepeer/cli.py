@@ -71,6 +71,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
     rich_markup_mode=None,  # plain help: no type labels such as <list[str]> or <bool>
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
@@ -112,9 +113,10 @@ class UsageProblem(Exception):
     """A command line that cannot be carried out; reported as one paragraph, exit status 2."""
 
 
-def with_report_options(command: Callable) -> Callable:
+def with_report_options(command: Callable, *, lenient_option: bool = True) -> Callable:
     """Add one `PATH` option per registered report format (and `--strict`, `--lenient`) to a
-    command, handed to it as `reports={name: path}`: `run` and `merge` share this one list."""
+    command, handed to it as `reports={name: path}`: `run` and `merge` share this one list.
+    `merge` has no `--lenient`: it never exits greener than its shards, so it would not apply."""
     signature = inspect.signature(command, eval_str=True)
     added = [
         inspect.Parameter(
@@ -150,6 +152,8 @@ def with_report_options(command: Callable) -> Callable:
             ],
         ),
     ]
+    if not lenient_option:
+        added = [p for p in added if p.name != "lenient"]
     shared = {"reports", *(p.name for p in added)}
     kept = [p for p in signature.parameters.values() if p.name not in shared]
 
@@ -377,12 +381,14 @@ def run(
     if maxfail is not None and maxfail < 1:
         raise UsageProblem(f"--maxfail takes a whole number of cases above 0, got {maxfail}")
     version = None if no_default_fixtures else corpus_version(default_fixture_dir())
-    console.print(
+    described = (
         f"{version.describe() if version else 'corpus: none (--no-default-fixtures)'}, "
-        f"protocol {PROTOCOL_VERSION}",
-        markup=False,
-        highlight=False,
+        f"protocol {PROTOCOL_VERSION}"
     )
+    if list_only:  # --list's stdout is the listing alone (tab-separated, for scripts)
+        print(described, file=sys.stderr)
+    else:
+        console.print(described, markup=False, highlight=False)
     touched = None if since is None else _since(since, console)
     try:
         chosen_variants = parse_variants(variants)
@@ -648,7 +654,7 @@ def schema(
 
 
 @app.command()
-@with_report_options
+@functools.partial(with_report_options, lenient_option=False)
 def merge(
     shards: Annotated[list[Path], typer.Argument(metavar="REPORT", hidden=True)],
     *,
@@ -664,7 +670,6 @@ def merge(
     ] = False,
     reports: dict[str, Path],
     strict: bool,
-    lenient: bool,
 ) -> None:
     """Combine the JSON reports of shards (REPORT...) into one run: print it, write the asked-for
     reports, and exit as the whole run would."""
@@ -676,7 +681,6 @@ def merge(
         raise UsageProblem(str(exc)) from None
     result = merged.run
     result.strict = result.strict or strict
-    result.lenient = result.lenient or lenient
     print_run(console, result)
     info = RunInfo(catalog=merged.catalog, selection=merged.selection, corpus=merged.corpus)
     _write_reports(to_document(result, info), reports, console)

@@ -129,6 +129,11 @@ def parse_variants(text: str) -> tuple[str, ...]:
     if text == "none":
         return ()
     names = [name.strip() for name in text.split(",")]
+    if len(names) > 1 and any(name in ("all", "none") for name in names):
+        raise ValueError(
+            f"{text!r}: all and none stand alone; give all, none, or a comma-separated list "
+            f"from: {', '.join(VARIANTS)}"
+        )
     unknown = [name for name in names if name not in VARIANTS]
     if unknown or not all(names):
         raise ValueError(

@@ -241,3 +241,15 @@ def test_ctrl_c_leaves_no_sdk_process(corpus: Path) -> None:
     assert "Traceback" not in stderr
     assert all(_gone(child) for child in children)
     assert os.getpid()
+
+
+def test_h_is_help_and_all_mixed_with_names_is_named_as_such() -> None:
+    """Issue 22 (11): `-h` as `--help`; `--variants all,bogus` does not call `all` unknown."""
+    for command in ([], ["run"], ["merge"], ["fixtures", "validate"]):
+        short = conform(*command, "-h")
+        assert short.returncode == 0 and short.stdout == conform(*command, "--help").stdout
+    mixed = conform("run", "--variants", "all,bogus", "--list")
+    assert mixed.returncode == 2
+    assert (
+        "all and none stand alone" in mixed.stderr and "unknown variant 'all'" not in mixed.stderr
+    )
