@@ -5,6 +5,7 @@ caught before an SDK is blamed. Two independent readings of one text must agree.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from fakepeer.cases import ExpectStep, Fixture, FixtureProblem, SendStep
@@ -68,7 +69,7 @@ def _check_invoke(
         if getattr(step.payload, "fault", None) is not None:
             raise Unmodeled("an HTTP fault (the transport's business, docs/protocol.md §1.1)")
         if (
-            step.envelope.get("version") != "1.0"
+            not re.fullmatch(r"1\.(0|[1-9][0-9]*)", str(step.envelope.get("version")))
             or validate_message(step.envelope)
             or len(step.payload) > MAX_MODELLED_BYTES
             or len(step.envelope["body"].get("history", [])) > MAX_MODELLED_HISTORY

@@ -9,9 +9,9 @@ from fakepeer.authoring.oracle_check import OracleCheck, check_fixtures
 from fakepeer.authoring.validate import validate_paths
 from fakepeer.cases import load_fixtures, repository_root
 
-#: How many corpus invokes the oracle decides at least (it said 336 of 410 when written): a
+#: How many corpus invokes the oracle decides at least (357 of 437 when last raised): a
 #: fall means the oracle stopped modelling something, which must be a deliberate change.
-MIN_MODELLED = 330
+MIN_MODELLED = 350
 
 
 def test_the_oracle_agrees_with_every_fixture_it_models() -> None:
