@@ -145,6 +145,8 @@ def semantic_problems(
                 f"heading), got {decision!r}",
             )
         problems.extend(_decision_version_problems(document, decision, file))
+        if decision is None:
+            problems.extend(_unnamed_decision_problems(document, rule, file))
         reference = rule.get("protocol")
         if isinstance(reference, str):
             refs = section_refs(reference)
@@ -229,6 +231,39 @@ def quote_hint(quote: str, rfd: Rfd) -> str:
         if found > score:
             score, closest = found, sentence.text
     return f"; the closest RFD 2 sentence is: {closest!r}" if score >= 0.8 else ""
+
+
+#: Answers only a decision fixes, recognisable in an expectation: (what to look for in the
+#: expects' JSON text, the decision that settles it, a phrase the quote would hold if RFD 2
+#: itself demanded the answer). docs/fixtures.md: such a fixture names its `rule.decision`.
+_DECIDED = (
+    ('"app.unhandled"', "D-APP-UNHANDLED", "app.unhandled"),
+    ('"kind": "target_not_found"', "D-TARGET-NOT-REACHED", "target_not_found"),
+    ('"max_attempts": 3, "backoff_ms": "1000"', "D-DEFAULT-RETRY", "three attempts"),
+)
+
+
+def _unnamed_decision_problems(document: dict, rule: dict, file: Path | None) -> list:
+    """An expectation that uses a category or shape a decision settles names that decision
+    (checkable cases only: the category app.unhandled, target_not_found where the quote does
+    not say it, the default retry)."""
+    import json
+
+    steps = document.get("steps")
+    if not isinstance(steps, list):
+        return []
+    expects = json.dumps([s.get("expect") for s in steps if isinstance(s, dict)])
+    quote = rule.get("quote") if isinstance(rule.get("quote"), str) else ""
+    return [
+        FixtureProblem(
+            file,
+            "/rule/decision",
+            f"the expectation uses what {decision} settles ({marker}), and the quote does not "
+            f'demand it: name the decision ("decision": "{decision}", docs/fixtures.md)',
+        )
+        for marker, decision, phrase in _DECIDED
+        if marker in expects and phrase not in quote
+    ]
 
 
 def _decision_version_problems(

@@ -2670,6 +2670,7 @@ def _http_answer_cache_by_operation() -> None:
 
     http.HttpHost.handle = handle
 
+
 @mutant(
     "empty-message-class-name",
     "a language error with an empty message is reported with its class name as the message",
