@@ -187,3 +187,15 @@ def test_recorded_draft_is_refused(runner, app, tmp_path) -> None:
     result = _validate(runner, app, tmp_path)
     assert result.exit_code == 2
     assert "a recorded draft is not a fixture" in result.output
+
+
+def test_scaffold_leftovers_are_refused(runner, app, tmp_path) -> None:
+    """Issue 22 (12): an unedited `TODO:` title or notes no longer passes validate."""
+    document = fixture_document()
+    document["title"] = "TODO: one line saying what the SDK must do"
+    document["notes"] = "TODO: the wrong SDK behaviour this fixture catches."
+    path = write_fixture(tmp_path, document)
+    result = _validate(runner, app, path)
+    assert result.exit_code == 2, result.output
+    assert "/title" in result.output and "/notes" in result.output
+    assert "still the scaffold's text" in result.output
