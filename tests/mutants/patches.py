@@ -650,6 +650,22 @@ def _extra_value_members_refused() -> None:
     _wrap_decode_before(transform)
 
 
+@mutant(
+    "extra-value-members-refused-but-null-v",
+    "a tagged value with an unknown member is refused, except a `v` on null",
+)
+def _extra_value_members_refused_but_null_v() -> None:
+    values = _m("ryusen_sdk.values")
+
+    def transform(original, document, pointer):
+        if isinstance(document, dict) and isinstance(document.get("t"), str):
+            if set(document) - {"t", "v"}:
+                raise values._invalid(pointer, "unknown member in a tagged value")
+        return original(document, pointer)
+
+    _wrap_decode_before(transform)
+
+
 # ------------------------------------------------------------------------- envelopes
 
 
