@@ -2758,3 +2758,16 @@ def _emit_json_negative_zero_kept() -> None:
         return original(node)
 
     payloads._write = _write
+
+
+@mutant("empty-step-id-refused", "an empty step id is refused as an invalid declaration")
+def _empty_step_id_refused() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    original = workflow._check_step_id
+
+    def _check_step_id(step_id):
+        if step_id == "":
+            raise workflow.InvalidDeclarationError("a step ID is a non-empty string")
+        return original(step_id)
+
+    replace_everywhere(original, _check_step_id)
