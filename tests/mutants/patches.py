@@ -2771,3 +2771,16 @@ def _empty_step_id_refused() -> None:
         return original(step_id)
 
     replace_everywhere(original, _check_step_id)
+
+
+@mutant(
+    "empty-name-as-step-id", "an empty display name is taken as no name: the step id is declared"
+)
+def _empty_name_as_step_id() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    original = workflow.StepApi.run
+
+    def run(self, id, callback, name=None, retry=None, compensate=None):
+        return original(self, id, callback, name=name or None, retry=retry, compensate=compensate)
+
+    workflow.StepApi.run = run
