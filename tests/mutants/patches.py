@@ -2784,3 +2784,18 @@ def _empty_name_as_step_id() -> None:
         return original(self, id, callback, name=name or None, retry=retry, compensate=compensate)
 
     workflow.StepApi.run = run
+
+
+@mutant(
+    "base64-padding-optional", "base64 without its `=` padding is accepted (otherwise canonical)"
+)
+def _base64_padding_optional() -> None:
+    values = _m("ryusen_sdk.values")
+    original = values._bytes_text
+
+    def _bytes_text(payload):
+        if isinstance(payload, str) and len(payload) % 4 and "=" not in payload:
+            return original(payload + "=" * (-len(payload) % 4))
+        return original(payload)
+
+    values._bytes_text = _bytes_text
