@@ -348,6 +348,15 @@ def run(
             metavar="[SEED]",
         ),
     ] = None,
+    start_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--start-timeout",
+            help="Seconds a host may take from its start to the end of registration (default: "
+            "10, or --timeout when longer); for a host that compiles on first start.",
+            metavar="SECONDS",
+        ),
+    ] = None,
     isolate: Annotated[
         bool,
         typer.Option(
@@ -367,6 +376,8 @@ def run(
     _check_positive("--timeout", timeout)
     if max_time is not None:
         _check_positive("--max-time", max_time)
+    if start_timeout is not None:
+        _check_positive("--start-timeout", start_timeout)
     if not 1 <= jobs <= MAX_JOBS:
         raise UsageProblem(f"--jobs takes a whole number from 1 to {MAX_JOBS}, got {jobs}")
     _check_outputs(reports, write_failures)
@@ -440,6 +451,7 @@ def run(
         tolerated=lambda label, ident: known_lists.is_listed(known, label, ident),
         shuffle_seed=seed,
         isolate=isolate,
+        start_timeout=start_timeout,
     )
     if seed is not None or isolate:
         console.print(f"order: {order_text({'shuffle_seed': seed, 'isolate': isolate})}")

@@ -43,6 +43,7 @@ def run_case(
     comparer: Comparer,
     overall_deadline: float | None = None,
     fresh: bool = False,
+    startup: float | None = None,
 ) -> CaseResult:
     """Run one fixture; never raises for SDK misbehaviour (it becomes an `error` result).
 
@@ -52,9 +53,10 @@ def run_case(
     If a late answer of an earlier case interrupts this one, that case takes the error and this
     one is played once more on a fresh process, where its own outcome stands.
     """
-    result = _play(session, fixture, timeout, comparer, overall_deadline, True, fresh)
+    args = (session, fixture, timeout, comparer, overall_deadline)
+    result = _play(*args, True, fresh, startup)
     if result is None:
-        result = _play(session, fixture, timeout, comparer, overall_deadline, False, fresh)
+        result = _play(*args, False, fresh, startup)
     assert result is not None
     return result
 
@@ -67,10 +69,12 @@ def _play(
     overall_deadline: float | None,
     may_blame: bool,
     fresh: bool = False,
+    startup: float | None = None,
 ) -> CaseResult | None:
     """Play the script once; None when an earlier case was blamed and this one must be replayed."""
     wire = WireLog()
-    deadline = _clip(wire.started + max(timeout, STARTUP_SECONDS), overall_deadline)
+    start_bound = startup if startup is not None else max(timeout, STARTUP_SECONDS)
+    deadline = _clip(wire.started + start_bound, overall_deadline)
     findings: list[Finding] = []
     invokes: dict[str, tuple[dict, str | None]] = {}  # exchange id -> (invoke, trace request id)
     trace_problem: str | None = None

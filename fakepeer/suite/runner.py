@@ -53,6 +53,9 @@ class RunOptions:
     shuffle_seed: int | None = None
     #: Play every case on a fresh host process (`--isolate`).
     isolate: bool = False
+    #: Seconds a host may take from its start to the end of registration (`--start-timeout`;
+    #: None: `session.case.STARTUP_SECONDS`, at least the case timeout).
+    start_timeout: float | None = None
 
 
 @dataclass
@@ -265,6 +268,7 @@ def _serve(session: SdkSession, shared: _Shared, recent: deque[CaseResult]) -> N
                     comparer=shared.comparer,
                     overall_deadline=overall,
                     fresh=options.isolate,
+                    startup=options.start_timeout,
                 )
             except Exception as exc:  # noqa: BLE001 - a bench bug: this case's internal error
                 result = _internal(fixture, f"the bench failed on this case: {_where(exc)}")
