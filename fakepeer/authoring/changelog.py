@@ -201,7 +201,11 @@ def corpus_problems(
     for ident in sorted(set(recorded) - ids):
         problems.append(f"{ident}: in release {recorded_version} but added by no released entry")
     for ident in sorted(ids - set(recorded)):
-        problems.append(f"{ident}: added by a released entry but not in release {recorded_version}")
+        problems.append(
+            f"{ident}: added by a released entry but not in release {recorded_version} (an "
+            "entry appended at the end of CHANGELOG.md lands in the first release: move it to "
+            "the end of ## Unreleased)"
+        )
     pending = releases[0] if releases and not releases[0].released else Release(UNRELEASED, 0)
     named = {
         kind: {i for change in pending.changes for i in getattr(change, kind)}
