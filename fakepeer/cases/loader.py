@@ -19,6 +19,7 @@ from fakepeer.cases.exchanges import ExchangeCounter
 from fakepeer.cases.lifecycle import is_lifecycle, lifecycle_fixture
 from fakepeer.cases.macros import MacroError, expand, first_macro
 from fakepeer.cases.model import (
+    KEPT_FRAME_BYTES,
     ExpectedTrace,
     ExpectStep,
     Fixture,
@@ -219,7 +220,8 @@ def _plain_step(raw: dict, path: tuple, counter: ExchangeCounter, version: str) 
             envelope.setdefault(key, value)
         payload = encode_envelope(envelope)
         _check_frame_size(payload, path)
-        return SendStep(envelope=envelope, payload=payload, exchange_id=envelope_id)
+        prepared = payload if len(payload) <= KEPT_FRAME_BYTES else None
+        return SendStep(envelope=envelope, prepared=prepared, exchange_id=envelope_id)
     if "send_raw" in raw:
         try:
             payload = raw["send_raw"].encode("utf-8")

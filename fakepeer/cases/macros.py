@@ -7,6 +7,7 @@ rules themselves (how a plain number becomes an `f64` text) stay in `fakepeer.pr
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 from collections.abc import Callable, Iterable
 
@@ -108,7 +109,13 @@ def _bytes(argument: object, path: Path) -> object:
         data = text.encode("utf-8")
     except UnicodeEncodeError:
         raise MacroError(join(path), "$bytes text has a lone surrogate") from None
-    return {"t": "bytes", "v": base64.b64encode(data).decode("ascii")}
+    return {"t": "bytes", "v": _base64(data)}
+
+
+@functools.lru_cache(maxsize=256)
+def _base64(data: bytes) -> str:
+    """Shared like `_repeated`: `$bytes` of a `$repeat` is as large."""
+    return base64.b64encode(data).decode("ascii")
 
 
 def _repeat(argument: object, path: Path) -> object:
@@ -129,7 +136,14 @@ def _repeat(argument: object, path: Path) -> object:
             f"$repeat makes {size} bytes of text, more than a whole frame holds "
             f"({MAX_FRAME_BYTES} bytes, docs/protocol.md §1)",
         )
-    return argument["text"] * argument["times"]
+    return _repeated(argument["text"], argument["times"])
+
+
+@functools.lru_cache(maxsize=256)
+def _repeated(text: str, times: int) -> str:
+    """One string per distinct `$repeat`, shared by every fixture that writes it (a near-limit
+    value is a MiB of text; a corpus holds few distinct ones but may repeat them in many files)."""
+    return text * times
 
 
 def _canonical(argument: object, path: Path) -> bytes:

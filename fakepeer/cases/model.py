@@ -10,18 +10,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from fakepeer.protocol.messages import encode_envelope
 from fakepeer.protocol.version import BASE_VERSION
 
 Level = Literal["required", "recommended"]
 
 
+#: A sent frame longer than this is encoded again when its case runs, not kept from the load:
+#: a corpus's few large frames ($repeat, near-limit values) would otherwise stay in memory for
+#: the whole run, once per fixture that has one.
+KEPT_FRAME_BYTES = 64 * 1024
+
+
 @dataclass(frozen=True)
 class SendStep:
-    """Send one envelope; `payload` is its encoded JSON text."""
+    """Send one envelope; `payload` is its encoded JSON text (`prepared`, when kept)."""
 
     envelope: dict
-    payload: bytes
+    prepared: bytes | None
     exchange_id: str
+
+    @property
+    def payload(self) -> bytes:
+        if self.prepared is not None:
+            return self.prepared
+        return encode_envelope(self.envelope)
 
 
 @dataclass(frozen=True)
@@ -113,7 +126,6 @@ class Fixture:
     notes: str | None = None
     #: The lowest protocol version the case needs (`protocol_version`, default 1.0).
     protocol_version: str = BASE_VERSION
-    document: dict = field(default_factory=dict, repr=False, compare=False)
     #: The derived variant this is (`fakepeer.cases.variants`), None for the fixture as written.
     variant: str | None = None
     #: A lifecycle scenario (`fakepeer.cases.lifecycle.LifecycleSpec`) played by the model
@@ -137,7 +149,6 @@ class Fixture:
             steps=steps,
             path=path,
             notes=document.get("notes"),
-            document=document,
             **own,  # type: ignore[arg-type]
         )
 

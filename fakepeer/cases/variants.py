@@ -157,7 +157,7 @@ def derive(fixture: Fixture, variant: str) -> Fixture | None:
                 if _crosses_limit(step, payload):
                     return None
                 changed = True
-                step = replace(step, payload=payload)
+                step = replace(step, prepared=payload)
         steps.append(step)
     return _variant_of(fixture, variant, tuple(steps)) if changed else None
 
