@@ -44,7 +44,10 @@ def copy_corpus(folder: Path, copies: int) -> int:
             ident = f"{document['id']}-copy{copy}" if copy else document["id"]
             target = folder / source.parent.name / f"{ident}.json"
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(json.dumps({**document, "id": ident}, indent=2), encoding="utf-8")
+            text = json.dumps({**document, "id": ident}, indent=2)
+            old = document["id"]  # the exchange ids and run ids it names follow the new id
+            text = text.replace(f'"{old}#', f'"{ident}#').replace(f'run-{old}"', f'run-{ident}"')
+            target.write_text(text, encoding="utf-8")
             written += 1
     return written
 

@@ -199,7 +199,11 @@ def _build_step(
 ) -> Step:
     step = _plain_step(raw, path, counter, version)
     if "http" in raw and isinstance(step, SendStep | RawSendStep):  # an HTTP fault (D-HTTP-*)
-        step = dataclasses.replace(step, payload=HttpPayload(step.payload, raw["http"]))
+        payload = HttpPayload(step.payload, raw["http"])  # kept whatever its size
+        if isinstance(step, SendStep):
+            step = dataclasses.replace(step, prepared=payload)
+        else:
+            step = dataclasses.replace(step, payload=payload)
     return step
 
 
