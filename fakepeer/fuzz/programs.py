@@ -85,6 +85,14 @@ class Choices:
 
 # ------------------------------------------------------------------------- values
 
+
+def _nested(depth: int) -> dict:
+    value: dict = {"t": "null"}
+    for _ in range(depth - 1):
+        value = {"t": "array", "v": [value]}
+    return value
+
+
 SMALL_VALUES = (
     {"t": "null"},
     s("v"),
@@ -128,6 +136,10 @@ SMALL_VALUES = (
     },
     {"t": "instant", "v": "-1"},
     {"t": "duration", "v": "-9223372036854775808"},
+    {"t": "f64", "v": "0.000001"},
+    _nested(62),  # with the program's own nesting, values about the §4.3 depth limit
+    _nested(63),
+    _nested(64),
 )
 CATEGORIES = ("app.boom", "payments.declined", "sdk.timeout", "app.unhandled")
 DURATIONS = (
@@ -152,6 +164,8 @@ def written_record(c: Choices) -> dict:
     if c.flag(10):
         category = c.pick(("Bad Category", ""))
     fields = {"category": s(category)}
+    if c.flag(12):
+        del fields["category"]  # handed on all the same: the SDK's constructor refuses it
     if c.flag():
         fields["message"] = s(c.pick(("no", "", "boom")))
     if c.flag():
@@ -193,7 +207,8 @@ def run_op(c: Choices) -> dict:
     elif callback == "throw":
         fields["throw"] = s("thrown")
     elif callback == "unportable":
-        fields["unportable"] = s(c.pick(("nan", "closure", "plain")))
+        fields["unportable"] = s(c.pick(("nan", "closure", "plain", "non_string_keys",
+                                          "infinity", "object")))  # fmt: skip
     compensate = c.pick((None, "true", None, "fail", "throw"))
     if compensate == "true":
         fields["compensate"] = b(True)
@@ -261,7 +276,7 @@ def plain_op(c: Choices) -> dict:
 THEMES: dict[str, tuple[str, ...]] = {
     "mixed": ("run", "run", "step", "plain", "block"),
     "replay": ("run", "run", "run", "block"),
-    "values": ("value",),
+    "values": ("value", "value", "json"),
     "durations": ("duration",),
     "emit": ("emit",),
 }
@@ -281,6 +296,9 @@ def op_list(c: Choices, depth: int = 0, theme: str = "mixed") -> list:
             ops.append(plain_op(c))
         elif kind == "value":
             ops.append(value_op(c))
+        elif kind == "json":
+            ops.append(o(op=s("json_bytes"), text=s(c.pick(JSON_TEXTS)), catch=b(True),
+                         **{"as": s(c.pick(VARIABLES))}))  # fmt: skip
         elif kind == "duration":
             ops.append(duration_op(c))
         elif kind == "emit":
@@ -404,7 +422,9 @@ def build_case(data: bytes) -> SemanticCase:
     mode = c.pick(("discover", "forward", "compensate"))
     if theme in ("values", "durations", "emit") and c.int(4):
         mode = "discover"  # these themes are about what discovery declares and returns
-    if function == "conform.program":
+    if function == "conform.program" and c.flag(24):
+        program_input, met = c.pick((s("ops"), arr([]), {"t": "null"}, o(), o(ops=s("x")))), []
+    elif function == "conform.program":
         program_input = o(ops=arr(op_list(c, theme=theme)))
         met = step_ids_in(program_input)
     elif function == "conform.saga":

@@ -16,6 +16,7 @@ from fakepeer.oracle.model import (
 from fakepeer.oracle.modes import Pass
 from fakepeer.oracle.program import UNPORTABLE, run_program
 from fakepeer.oracle.values import members, obj, string, text
+from fakepeer.protocol.values import MAX_DEPTH, value_depth
 
 FUNCTIONS = ("conform.saga", "conform.program", "conform.echo", "conform.unportable")
 
@@ -27,6 +28,9 @@ def expect_invoke(body: dict, request_id: str, ambient: Ambient | None = None) -
     envelope fixtures' business, not the oracle's).
     """
     ambient = ambient or Ambient()
+    values = [body["input"]] + [e["value"] for e in body["history"] if "value" in e]
+    if any(value_depth(value) > MAX_DEPTH for value in values):
+        raise Unmodeled("a value over the §4.3 depth limit (the envelope fixtures' business)")
     mode, function = body["mode"], body["function_id"]
     target = body.get("target")
     if mode != "discover":
