@@ -29,6 +29,7 @@ class LifecycleSpec:
     script: tuple[dict, ...]
     faults: tuple[dict, ...]
     expect: dict
+    policy: dict | None = None
 
 
 def is_lifecycle(document: object) -> bool:
@@ -48,6 +49,7 @@ def lifecycle_fixture(document: dict, file: Path | None = None) -> Fixture:
             script=tuple(expand(body.get("script", []), (MEMBER, "script"))),  # type: ignore[arg-type]
             faults=tuple(body.get("faults", [])),
             expect=expand(body["expect"], (MEMBER, "expect")),  # type: ignore[arg-type]
+            policy=body.get("policy"),
         )
     except MacroError as exc:
         raise FixtureError([FixtureProblem(file, exc.pointer, exc.message)]) from None

@@ -16,6 +16,7 @@ from fakepeer.compare import Finding
 from fakepeer.protocol.pointer import escape, split
 from fakepeer.server.host import HostLink
 from fakepeer.server.loop import ModelServer, RunReport
+from fakepeer.server.policy import ServerPolicy
 from fakepeer.server.script import Fault, ScriptItem
 from fakepeer.session.sdk import SdkSession, SessionError
 from fakepeer.session.wire import WireLog
@@ -28,7 +29,12 @@ SCENARIO_MAX_INVOCATIONS = 1000
 
 def simulate_spec(link: HostLink, spec: LifecycleSpec) -> RunReport:
     """Run the scenario's function with its script and faults on a fresh model server."""
-    server = ModelServer(link, max_invocations=SCENARIO_MAX_INVOCATIONS, trace=True)
+    server = ModelServer(
+        link,
+        max_invocations=SCENARIO_MAX_INVOCATIONS,
+        trace=True,
+        policy=ServerPolicy.from_json(spec.policy),
+    )
     return server.simulate(
         spec.function,
         spec.input,
@@ -95,12 +101,41 @@ def compare_report(expect: dict, report: RunReport) -> list[Finding]:
             findings.append(
                 Finding("value", f"{BASE}/runs", "other runs differ", expect["runs"], actual_runs)
             )
+    if "deadlines" in expect:
+        findings.extend(_deadlines(expect["deadlines"], report))
     if "events" in expect:
         names = [event.name for event in report.events]
         if expect["events"] != names:
             findings.append(
                 Finding(
                     "value", f"{BASE}/events", "accepted events differ", expect["events"], names
+                )
+            )
+    return findings
+
+
+def _deadlines(expected: dict[str, str], report: RunReport) -> list[Finding]:
+    """Each named run's resolved deadline, `<virtual ms> <source>` or `none` [S48, S101]."""
+    start = report.root.created_ms  # the root run is created when the simulation starts
+    actual = {
+        report.aliases[run_id]: (
+            "none"
+            if run.deadline_ms is None
+            else f"{run.deadline_ms - start} {run.deadline_source}"
+        )
+        for run_id, run in report.runs.items()
+    }
+    findings = []
+    for alias in sorted(expected):
+        got = actual.get(alias, "(no such run)")
+        if expected[alias] != got:
+            findings.append(
+                Finding(
+                    "value",
+                    f"{BASE}/deadlines/{escape(alias)}",
+                    f"{alias}: deadline {got}, expected {expected[alias]}",
+                    expected[alias],
+                    got,
                 )
             )
     return findings

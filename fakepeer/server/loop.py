@@ -18,7 +18,8 @@ from fakepeer.protocol.messages import CONFORM_SCOPE
 from fakepeer.server.clock import Scheduler, VirtualClock
 from fakepeer.server.events import AcceptedEvent, EventLog, Wait
 from fakepeer.server.host import HostFault, HostLink
-from fakepeer.server.releases import ReleaseRegistry, Requirement
+from fakepeer.server.policy import ServerPolicy
+from fakepeer.server.releases import Connection, ReleaseRegistry, Requirement, phantom_body
 from fakepeer.server.retry import ADMISSION_RETRY_MS
 from fakepeer.server.script import Fault, ScriptItem
 from fakepeer.server.state import (
@@ -64,6 +65,13 @@ _ALLOWED = {
         "definition_blocked",
     },
 }
+
+
+def _declared_step(answer: dict) -> str | None:
+    """The step a discovery's `declared` answer names (None for other answers)."""
+    if answer.get("kind") != "declared":
+        return None
+    return answer["body"]["declaration"].get("step_id")
 
 
 def server_error(category: str, message: str) -> dict:
@@ -147,17 +155,19 @@ class ModelServer:
         keep_frames: bool = False,
         policy_timeout_ms: int | None = None,
         trace: bool = False,
+        policy: ServerPolicy | None = None,
     ) -> None:
         self.link = link
         #: Ask the host for its effect trace after every answered invocation (§12.4).
         self.trace = trace
-        self.policy_timeout_ms = policy_timeout_ms
+        self.policy = policy or ServerPolicy(default_timeout_ms=policy_timeout_ms)
+        self.policy_timeout_ms = self.policy.default_timeout_ms
         self.releases = ReleaseRegistry()
         link.on_start = self._register_worker
         self.clock = VirtualClock()
         self.scheduler = Scheduler(self.clock)
         self.events = EventLog()
-        self.store = ManifestStore()
+        self.store = ManifestStore(self.policy.max_timeout_ms)
         self.env = _Env()
         self.runs: dict[str, RunState] = {}
         self.aliases: dict[str, str] = {}
@@ -171,6 +181,9 @@ class ModelServer:
         self._stopped: str | None = None
         self._host_fault: str | None = None
         self._queued: list[Any] = []
+        #: Instance ids of the workers the scenario registered besides the host (never fit).
+        self.phantoms: set[str] = set()
+        self._host_instance: str | None = None
 
     # ================================================================= entry point
 
@@ -185,6 +198,8 @@ class ModelServer:
         self.faults = list(faults)
         try:
             self._publish()
+            if self.store.active_generation(self.env.scope) is None:
+                return self._rejected_publication(function_id, input_value)
             for index, item in enumerate(script):  # at 0: before the run's first discovery
                 self.scheduler.at(
                     self.clock.start_ms + item.at_ms,
@@ -218,6 +233,32 @@ class ModelServer:
             host_fault=self._host_fault,
         )
 
+    def _report(self) -> RunReport:
+        return RunReport(
+            root=self.runs[ROOT_RUN_ID],
+            runs=self.runs,
+            aliases=self.aliases,
+            timeline=self.timeline,
+            events=self.events.events,
+            elapsed_ms=self.clock.elapsed_ms,
+            invocations=self.invocations,
+            stopped=self._stopped,
+            host_fault=self._host_fault,
+        )
+
+    def _rejected_publication(self, function_id: str, input_value: dict) -> RunReport:
+        """Activation rejected the manifest (a run timeout above the policy maximum [S47]):
+        nothing is active, so no run can be created; the report's root records why."""
+        root = RunState(ROOT_RUN_ID, function_id, input_value, self.clock.now_ms)
+        root.error = server_error(
+            "server.manifest_rejected", "activation rejected the manifest: timeout_above_maximum"
+        )
+        root.status = ERROR
+        self.runs[ROOT_RUN_ID] = root
+        self.aliases[ROOT_RUN_ID] = "main"
+        self._note(root, "manifest rejected: a run timeout above the policy maximum")
+        return self._report()
+
     def _publish(self) -> None:
         """Learn the registry (function timeouts) from the host's own publication [S35]."""
         if self.link.register_body is not None:
@@ -230,19 +271,24 @@ class ModelServer:
     def _register_worker(self, body: dict) -> None:
         """A (re)connected worker: its release keeps its commit position [S52, S53]; work
         queued for lack of a worker is offered again."""
+        if body.get("instance_id") not in self.phantoms:
+            self._host_instance = body.get("instance_id")
         self.releases.register(self.env.scope, body)
         queued, self._queued = self._queued, []
         for action in queued:
             self.scheduler.soon(action, "queued work")
 
-    def _worker_for(self, run: RunState, action: Any) -> bool:
-        """Whether a compatible live worker can take the run's next work; if none, the work
-        stays durable and queued until one registers [S58, S60]."""
-        if self.releases.route(self.env.scope, Requirement(run.function_id)) is not None:
-            return True
+    def _worker_for(self, run: RunState, action: Any) -> Connection | None:
+        """The compatible live worker with a free slot that takes the run's next work; if none,
+        the work stays durable and queued until one registers [S58, S60]. The run's durable
+        history requires the capabilities its declarations used."""
+        need = Requirement(run.function_id, capabilities=frozenset(run.required_capabilities()))
+        connection = self.releases.route(self.env.scope, need)
+        if connection is not None:
+            return connection
         self._note(run, "no compatible live worker: work queued")
         self._queued.append(action)
-        return False
+        return None
 
     def routing_generation(self) -> str | None:
         head = self.store.workspace_head(self.env.scope["workspace_id"])
@@ -332,10 +378,25 @@ class ModelServer:
         self._discover_soon(parent)
 
     def _deadline(self, run: RunState) -> None:
-        """The whole-run deadline passed: the run times out; a child's parent sees sdk.timeout."""
+        """The whole-run deadline passed: the run times out; a child's parent sees sdk.timeout.
+        A live child whose own deadline is reached too (one bounded by this run's deadline)
+        times out at it first, rather than being cancelled with its parent [S101]."""
         if run.terminal:
             return
-        run.error = server_error("sdk.timeout", f"the run's {run.deadline_source} deadline passed")
+        for child in list(self.runs.values()):
+            if (
+                child.parent is not None
+                and child.parent[0] == run.run_id
+                and not child.terminal
+                and child.deadline_ms is not None
+                and child.deadline_ms <= self.clock.now_ms
+            ):
+                self._deadline(child)
+        error = server_error("sdk.timeout", f"the run's {run.deadline_source} deadline passed")
+        if run.status == COMPENSATING and run.error is not None:
+            # the unwind stops where it is; the failure it was undoing is kept as the cause
+            error["cause"] = run.error  # (D-COMPENSATION-DEADLINE)
+        run.error = error
         self._finish(run, TIMED_OUT)
 
     def _live(self, run: RunState) -> bool:
@@ -359,7 +420,8 @@ class ModelServer:
         self._discovering.discard(run.run_id)
         if not self._live(run) or run.status in (BLOCKED, COMPENSATING):
             return
-        if not self._worker_for(run, lambda: self._discover_soon(run)):
+        worker = self._worker_for(run, lambda: self._discover_soon(run))
+        if worker is None:
             return
         body = {
             "run_id": run.run_id,
@@ -368,11 +430,12 @@ class ModelServer:
             "input": run.input,
             "history": run.history_list(),
         }
-        entry, answer = self._dispatch(run, "discover", body)
+        entry, answer = self._dispatch(run, "discover", body, worker=worker)
         if answer is None:  # lost: discovery is repeatable, so it is simply invoked again [S07]
             self._discover_soon(run)
             return
         kind, answer_body = answer["kind"], answer["body"]
+        self._after_faults(run, "discover", None, body, entry, _declared_step(answer))
         if kind == "declared":
             self._declared(run, answer_body["declaration"], entry)
         elif kind == "completed":
@@ -391,52 +454,105 @@ class ModelServer:
         run.status = BLOCKED
         self._note(run, "blocked until the code changes")
 
-    def _declared(self, run: RunState, declaration: dict, entry: Entry) -> None:
-        """Persist the declaration and create its durable work in one step [S79]."""
+    def _declared(
+        self, run: RunState, declaration: dict, entry: Entry, sent: list[dict] | None = None
+    ) -> None:
+        """Persist the declaration and create its durable work in one step [S79].
+
+        `sent` is the history the discovery was sent with when it is not the current one (a
+        redelivered request): a declaration of a step settled since is a stale answer.
+        """
         step_id, kind = declaration["step_id"], declaration["type"]
         entry.detail = f"{kind} {step_id}"
         recorded = run.declarations.get(step_id)
-        if recorded is not None and kind in ("invoke", "emit") and recorded != declaration:
-            # "a declaration that disagrees with the recorded one is refused" [S99, S108]
-            self._note(run, f"declaration of {step_id} disagrees with the recorded one: refused")
-            run.error = server_error("server.declaration_refused", f"{step_id} was redeclared")
-            self._finish(run, ERROR)
-            return
         if step_id in run.history:
+            if sent is not None and all(item["step_id"] != step_id for item in sent):
+                self._note(run, f"stale declaration of {step_id}: settled since; ignored")
+                if kind == "emit":  # the idempotency claim is what keeps it one event [S109]
+                    self._accept_emission(run, declaration)
+                return
             # "Completed matching steps return their recorded values without executing their
             # callbacks": a pass that declares a settled step ignored the history it was sent
             raise HostFault(
                 f"declared {kind} {step_id!r} although the history it was sent settles it"
             )
-        first = recorded is None
+        if recorded is not None:
+            self._repeated(run, recorded, declaration)
+            return
+        if not self._within_budget(run):
+            self._over_budget(run, declaration)
+            return
         run.declarations[step_id] = declaration
-        if first:
-            run.accepted_ms[step_id] = self.clock.now_ms
+        run.accepted_ms[step_id] = self.clock.now_ms
         if kind == "step":
             operation = run.operations.get((step_id, "forward"))
             if operation is not None and operation.obsolete:
+                # a new declaration after obsolescence: a new operation (D-ATTEMPT-IDENTITY)
                 del run.operations[(step_id, "forward")]
+                run.incarnations[step_id] = run.incarnations.get(step_id, 1) + 1
             self._forward_soon(run, run.operation(step_id, "forward"))
-        elif kind == "timer" and first:
+        elif kind == "timer":
             self._arm_timer(run, declaration)
-        elif kind == "wait" and first:
+        elif kind == "wait":
             self._register_wait(run, declaration)
-        elif kind == "invoke" and first:
+        elif kind == "invoke":
             self._start_child(run, declaration)
         elif kind == "emit":
             self._emit(run, declaration)
 
+    def _repeated(self, run: RunState, recorded: dict, declaration: dict) -> None:
+        """A step declared again while its work is pending (a rediscovery, a redelivered or
+        duplicate request, a restart's recovery): the recorded declaration stands. "The
+        declaration is a step, so it is declared once: a repeated declaration keeps the
+        recorded anchor" [S83], a wait "keeps the registration and the anchor" [S93], a child
+        or event keeps its identity [S99, S108]; one that disagrees is refused rather than
+        adopted (D-REPEATED-DECLARATION): nothing changes and the run goes on."""
+        step_id = declaration["step_id"]
+        if recorded != declaration:
+            self._note(run, f"declaration of {step_id} disagrees with the recorded one: refused")
+            return
+        if recorded["type"] == "step":
+            operation = run.operation(step_id, "forward")
+            if operation.due_ms is None and not operation.obsolete:  # nothing scheduled
+                self._forward_soon(run, operation)
+
+    def _within_budget(self, run: RunState) -> bool:
+        """Whether one more history entry (this declaration's outcome) fits the replay budget."""
+        return len(run.history) < self.policy.history_limit
+
+    def _over_budget(self, run: RunState, declaration: dict) -> None:
+        """The history already holds as many entries as one invocation may carry, so this
+        declaration's outcome could never be replayed: it is refused before it commits
+        (nothing armed, registered, created or accepted) and the run fails as if its
+        function had, unwinding its completed steps (D-REPLAY-BUDGET) [S95]."""
+        step_id = declaration["step_id"]
+        limit = self.policy.history_limit
+        self._note(run, f"declaration of {step_id} refused: history at the replay budget ({limit})")
+        error = server_error(
+            "server.replay_budget",
+            f"{declaration['type']} {step_id} would be history entry {len(run.history) + 1}; "
+            f"the replay budget is {limit}",
+        )
+        self._uncaught(run, error)
+
     # ================================================================= targeted execution
 
     def _forward_soon(self, run: RunState, operation: Operation, delay_ms: int = 0) -> None:
-        self._keep(run, self.scheduler.after(delay_ms, lambda: self._targeted(run, operation)))
+        operation.due_ms = self.clock.now_ms + max(delay_ms, 0)
+        self._schedule_attempt(run, operation)
+
+    def _schedule_attempt(self, run: RunState, operation: Operation) -> None:
+        due = operation.due_ms if operation.due_ms is not None else self.clock.now_ms
+        self._keep(run, self.scheduler.at(due, lambda: self._targeted(run, operation)))
 
     def _targeted(self, run: RunState, operation: Operation) -> None:
         """One physical attempt of a forward or compensation operation [S113, S114, S142]."""
         if not self._live(run) or operation.obsolete:
             return
-        if not self._worker_for(run, lambda: self._targeted(run, operation)):
+        worker = self._worker_for(run, lambda: self._targeted(run, operation))
+        if worker is None:
             return
+        operation.due_ms = None
         mode = "forward" if operation.phase == "forward" else "compensate"
         self.fencing += 1
         target = {
@@ -455,11 +571,12 @@ class ModelServer:
             "history": run.history_list(),
             "target": target,
         }
-        entry, answer = self._dispatch(run, mode, body, target)
+        entry, answer = self._dispatch(run, mode, body, target, worker)
         if answer is None:
             self._attempt_unknown(run, operation)
             return
         kind, answer_body = answer["kind"], answer["body"]
+        self._after_faults(run, mode, target, body, entry)
         if kind in _TARGETED_ANSWERS[mode]:
             if not self._identity_ok(run, target, answer_body, entry):
                 return
@@ -483,10 +600,20 @@ class ModelServer:
         for member in ("operation_id", "attempt", "fencing_generation"):
             if body.get(member) != target[member]:
                 entry.detail = f"fenced: {member} {body.get(member)!r} is not {target[member]!r}"
-                run.error = server_error("server.fenced", entry.detail)
-                self._finish(run, ERROR)
+                self._fenced_out(run, target, entry.detail)
                 return False
         return True
+
+    def _fenced_out(self, run: RunState, target: dict, detail: str) -> None:
+        """An answer that does not name the attempt it answers settles nothing: it is not
+        authoritative [S122], so the attempt's outcome stays unknown and it is retried like a
+        lost one; exhausting the policy records `server.fenced` (D-FENCED-ANSWER)."""
+        phase = target["phase"]
+        operation = run.operation(target["step_id"], phase)
+        self._note(run, f"answer fenced out ({detail}); outcome unknown")
+        error = server_error("server.fenced", detail)
+        error["retryable"] = True
+        self._attempt_failed(run, operation, error)
 
     def _rejection_ok(
         self, run: RunState, answer: dict, body: dict, target: dict, entry: Entry
@@ -501,8 +628,7 @@ class ModelServer:
         for member, value in expected.items():
             if reason.get(member) != value:
                 entry.detail = f"rejection names {member} {reason.get(member)!r}, not {value!r}"
-                run.error = server_error("server.fenced", entry.detail)
-                self._finish(run, ERROR)
+                self._fenced_out(run, target, entry.detail)
                 return False
         return True
 
@@ -596,10 +722,14 @@ class ModelServer:
         else:
             due = max(int(declaration["deadline_ms"]), now)
         step_id = declaration["step_id"]
+        run.timers[step_id] = due
+        self._schedule_wake(run, step_id, due)
 
+    def _schedule_wake(self, run: RunState, step_id: str, due: int) -> None:
         def wake() -> None:
-            if run.terminal or step_id in run.history:
-                return
+            if run.terminal or step_id in run.history or run.timers.get(step_id) != due:
+                return  # settled, or armed again at another instant
+            run.timers.pop(step_id, None)
             self._note(run, f"timer {step_id} fired")
             run.settle(step_id, {"status": "completed", "value": {"t": "null"}})
             self._discover_soon(run)
@@ -620,7 +750,9 @@ class ModelServer:
         )
         self.events.register(wait)
         self._note(run, f"wait {wait.step_id} registered for {wait.event}")
+        self._schedule_wait_timeout(run, wait)
 
+    def _schedule_wait_timeout(self, run: RunState, wait: Wait) -> None:
         def timeout() -> None:
             if wait.settled or run.terminal:
                 return
@@ -665,6 +797,15 @@ class ModelServer:
     def _emit(self, run: RunState, declaration: dict) -> None:
         """Accepted once, identity from (scope, run, step), settled with the receipt in the
         same step, then routed to matching waits and triggered functions [S108, S109, S110]."""
+        event = self._accept_emission(run, declaration)
+        run.settle(
+            declaration["step_id"],
+            {"status": "completed", "value": {"t": "str", "v": event.event_id}},
+        )
+        self._discover_soon(run)
+
+    def _accept_emission(self, run: RunState, declaration: dict) -> AcceptedEvent:
+        """The transactional acceptance: one event per (scope, run, step) identity, routed once."""
         step_id = declaration["step_id"]
         event_id = derived_id("evt", self.env.scope, run.run_id, step_id)
         event, new = self.events.accept(
@@ -676,11 +817,10 @@ class ModelServer:
             f"{self.aliases[run.run_id]}/{step_id}",
             self.routing_generation(),
         )
-        run.settle(step_id, {"status": "completed", "value": {"t": "str", "v": event.event_id}})
         if new:
             self._note(run, f"event {event.name} accepted ({event.event_id})")
             self._route(event)
-        self._discover_soon(run)
+        return event
 
     def _submit(self, name: str, payload: dict, metadata: dict[str, str], index: int) -> None:
         event_id = derived_id("evt", self.env.scope, "submitted", index)
@@ -746,6 +886,13 @@ class ModelServer:
         elif item.kind == "start":
             run_id = f"run-{index + 2}"
             self._new_run(run_id, f"started:{index}", item.function, item.input or {"t": "null"})
+        elif item.kind == "server_restart":
+            self._server_restart()
+        elif item.kind == "worker":
+            body = phantom_body(self.link.register_body, item.worker or {})
+            self.phantoms.add(body["instance_id"])
+            self._server_note(f"worker {body['instance_id']} registered")
+            self._register_worker(body)
         else:
             self.link.restart()
             self._server_note("host restarted")
@@ -754,15 +901,149 @@ class ModelServer:
         step = target["step_id"] if target else None
         attempt = target["attempt"] if target else None
         for fault in self.faults:
-            if fault.matches(mode, step, attempt, run.function_id):
+            if not fault.acts_after and fault.matches(mode, step, attempt, run.function_id):
                 fault.used += 1
                 return fault.kind
         return None
 
+    def _after_faults(
+        self,
+        run: RunState,
+        mode: str,
+        target: dict | None,
+        body: dict,
+        entry: Entry,
+        declared: str | None = None,
+    ) -> None:
+        """Schedule what a `redeliver` or `rediscover` fault does once this answer is applied."""
+        if entry.fault is not None and entry.fault.startswith("redelivered"):
+            return  # a redelivery is not itself redelivered
+        step = target["step_id"] if target else declared
+        attempt = target["attempt"] if target else None
+        for fault in self.faults:
+            if fault.acts_after and fault.matches(mode, step, attempt, run.function_id):
+                fault.used += 1
+                if fault.kind == "redeliver":
+                    action = lambda body=body: self._redeliver(run, mode, body)  # noqa: E731
+                else:
+                    action = lambda: self._rediscover(run)  # noqa: E731
+                self._keep(run, self.scheduler.after(fault.after_ms, action, fault.kind))
+                return
+
+    def _rediscover(self, run: RunState) -> None:
+        """A discovery invoked again after an ambiguous transport failure [S07]."""
+        if run.terminal:
+            return
+        self._note(run, "discovery invoked again")
+        self._discovering.discard(run.run_id)
+        self._discover(run)
+
+    def _redeliver(self, run: RunState, mode: str, body: dict) -> None:
+        """The same request delivered again after its answer was applied: the history it was
+        sent with, the same target and fencing generation. A targeted answer to it is stale
+        and settles nothing; a discovery's declaration is a repeated one (D-STALE-ANSWER)."""
+        if run.terminal:
+            return
+        target = body.get("target")
+        entry = Entry(
+            self.clock.elapsed_ms,
+            self.aliases[run.run_id],
+            "invoke",
+            mode=mode,
+            step=target["step_id"] if target else None,
+            attempt=target["attempt"] if target else None,
+            operation_id=target["operation_id"] if target else None,
+            fencing_generation=target["fencing_generation"] if target else None,
+        )
+        self.timeline.add(entry)
+        self.invocations += 1
+        answer, _ = self.link.invoke(body, None)
+        if self.trace:
+            entry.trace = self.link.trace()
+            if answer is not None:
+                entry.violations = [
+                    finding.message
+                    for finding in check_invariants({"body": body}, answer, entry.trace)[0]
+                ]
+        if answer is None:
+            entry.answer, entry.fault = "(none)", "redelivered; answer lost"
+            return
+        if answer["kind"] not in _ALLOWED[mode]:
+            raise HostFault(f"answered a {mode} invoke with {answer['kind']!r}")
+        entry.answer = answer["kind"]
+        if target is not None:
+            entry.fault = "redelivered; stale answer ignored"
+            return
+        entry.fault = "redelivered"
+        if answer["kind"] == "declared":
+            self._declared(run, answer["body"]["declaration"], entry, sent=body["history"])
+        else:
+            entry.fault = "redelivered; stale answer ignored"
+
+    def _offered_to_phantom(
+        self, run: RunState, mode: str, target: dict | None, worker: Connection
+    ) -> Entry:
+        """Routing chose a worker the scenario registered as unfit: the work goes unanswered."""
+        entry = Entry(
+            self.clock.elapsed_ms,
+            self.aliases[run.run_id],
+            "invoke",
+            mode=mode,
+            step=target["step_id"] if target else None,
+            attempt=target["attempt"] if target else None,
+            answer="(none)",
+            fault=f"offered to {worker.instance_id}: no answer",
+        )
+        self.timeline.add(entry)
+        self.invocations += 1
+        return entry
+
+    # ================================================================= server restart
+
+    def _server_restart(self) -> None:
+        """The server restarts: everything volatile is lost (connections, the in-memory queue,
+        work waiting for a worker, discoveries in flight) and everything durable is kept (runs,
+        history, declarations, timers' recorded instants, wait registrations, deadlines, the
+        next attempt's due instant, accepted events, the fencing counter). Recovery schedules
+        the durable work again at its recorded instants and rediscovers every running run; the
+        host's worker reconnects (D-SERVER-RESTART)."""
+        self._server_note("server restarted")
+        for entries in self._pending.values():
+            for scheduled in entries:
+                self.scheduler.cancel(scheduled)
+        self._pending.clear()
+        self._queued.clear()
+        self._discovering.clear()
+        self.releases.connections.clear()
+        for run in self.runs.values():
+            if run.terminal:
+                continue
+            if run.deadline_ms is not None:
+                self._keep(run, self.scheduler.at(run.deadline_ms, lambda r=run: self._deadline(r)))
+            for step_id, due in run.timers.items():
+                self._schedule_wake(run, step_id, due)
+            for wait in self.events.waits:
+                if wait.run_id == run.run_id and not wait.settled:
+                    self._schedule_wait_timeout(run, wait)
+            for operation in run.operations.values():
+                if operation.due_ms is not None and not operation.obsolete:
+                    self._schedule_attempt(run, operation)
+            if run.status == RUNNING:
+                self._discover_soon(run)
+        if self.link.register_body is not None:
+            self._register_worker(self.link.register_body)
+
     def _dispatch(
-        self, run: RunState, mode: str, body: dict, target: dict | None = None
+        self,
+        run: RunState,
+        mode: str,
+        body: dict,
+        target: dict | None = None,
+        worker: Connection | None = None,
     ) -> tuple[Entry, dict | None]:
         """Send one invoke (with its fault, if any); the timeline entry and the answer."""
+        if worker is not None and worker.instance_id in self.phantoms:
+            return self._offered_to_phantom(run, mode, target, worker), None
         fault = self._fault_for(run, mode, target)
         entry = Entry(
             self.clock.elapsed_ms,

@@ -36,6 +36,12 @@ class Connection:
     release: ReleaseRecord
     capacity: int
     draining: bool = False
+    #: Invocations in flight on this connection; routing never exceeds `capacity` [S56].
+    busy: int = 0
+
+    @property
+    def free(self) -> bool:
+        return self.busy < self.capacity
 
 
 @dataclass(frozen=True)
@@ -88,7 +94,11 @@ class ReleaseRegistry:
             )
             self.releases[(*scope, key)] = record
         connection = Connection(
-            body["instance_id"], scope, record, int(body["capacity"]["max_concurrent"])
+            body["instance_id"],
+            scope,
+            record,
+            int(body["capacity"]["max_concurrent"]),
+            busy=int(body.get("busy", 0)),
         )
         self.connections[connection.instance_id] = connection
         return connection
@@ -107,7 +117,7 @@ class ReleaseRegistry:
         candidates = [
             c
             for c in self.connections.values()
-            if c.scope == scope and not c.draining and _compatible(c.release, need)
+            if c.scope == scope and not c.draining and c.free and _compatible(c.release, need)
         ]
         if not candidates:
             return None
@@ -129,3 +139,21 @@ def _compatible(release: ReleaseRecord, need: Requirement) -> bool:
         and contract.get("value_codec") == need.value_codec
         and (not need.capabilities or need.capabilities <= set(contract.get("capabilities", ())))
     )
+
+
+def phantom_body(host: Mapping[str, Any] | None, worker: Mapping[str, Any]) -> dict[str, Any]:
+    """The `register` body of a scenario's second worker (`{"worker": {...}}` script item): the
+    host's own body with the instance, release, protocol capabilities and capacity the item
+    names, and `busy` invocations already in flight. The model server never sends it work: a
+    scenario registers it to show routing passes it over."""
+    body = dict(host or {})
+    body["instance_id"] = str(worker.get("instance", "phantom"))
+    body["release"] = {"kind": "versioned", "id": str(worker.get("release", "rel-phantom"))}
+    contract = dict(body.get("contract", {}))
+    if "capabilities" in worker:
+        contract["capabilities"] = sorted(worker["capabilities"])
+        body["capabilities"] = sorted(worker["capabilities"])
+    body["contract"] = contract
+    body["capacity"] = {"max_concurrent": int(worker.get("capacity", 1))}
+    body["busy"] = int(worker.get("busy", 0))
+    return body

@@ -226,7 +226,10 @@ RULES: tuple[ServerRule, ...] = (
         56,
         "Connection and capacity records are ephemeral and affect dispatch availability only.",
         "releases.Connection",
-        ("tests/server/test_releases.py::test_connections_are_ephemeral_and_affect_dispatch_only",),
+        (
+            "tests/server/test_releases.py::test_connections_are_ephemeral_and_affect_dispatch_only",
+            "tests/server/test_releases.py::test_routing_honours_capacity_and_history_requirements",
+        ),
     ),
     ServerRule(
         57,
@@ -242,6 +245,7 @@ RULES: tuple[ServerRule, ...] = (
         "releases.route",
         (
             "tests/server/test_releases.py::test_routing_needs_exact_scope_and_a_compatible_contract",
+            "tests/server/test_releases.py::test_routing_honours_capacity_and_history_requirements",
             "tests/server/test_releases.py::test_newest_release_is_balanced_across_its_healthy_instances",
         ),
     ),
@@ -331,6 +335,97 @@ RULES: tuple[ServerRule, ...] = (
         "host.py restart / loop._register_worker",
         (
             "tests/server/test_control_plane.py::test_worker_restart_adds_or_removes_no_trigger_and_moves_no_head",
+        ),
+    ),
+    ServerRule(
+        7,
+        "Discovery may be invoked again after an ambiguous transport failure even though ambient state or current code can change its declarations; user code must place tracked external effects inside forward or compensation callbacks.",
+        "loop._rediscover, loop._repeated",
+        (
+            "tests/server/test_budget.py::test_a_repeated_timer_declaration_keeps_the_recorded_anchor",
+            "tests/server/test_server_kill_matrix.py::test_every_server_mutant_is_killed_by_two_scenarios",
+        ),
+    ),
+    ServerRule(
+        47,
+        "Manifest activation rejects, rather than clamps, a duration above a configured policy maximum.",
+        "ManifestStore(policy maximum) via loop._publish, loop._rejected_publication",
+        (
+            "tests/server/test_budget.py::test_policy_maximum_rejects_activation_and_no_run_starts",
+            "tests/server/test_server_kill_matrix.py::test_every_server_mutant_is_killed_by_two_scenarios",
+        ),
+    ),
+    ServerRule(
+        84,
+        "The declaration is a step, so it is declared once: a repeated declaration keeps the recorded anchor.",
+        "loop._repeated, loop._arm_timer (run.timers)",
+        (
+            "tests/server/test_budget.py::test_a_repeated_timer_declaration_keeps_the_recorded_anchor",
+            "tests/server/test_server_kill_matrix.py::test_every_server_mutant_is_killed_by_two_scenarios",
+        ),
+    ),
+    ServerRule(
+        85,
+        "The server owns the clock, the scheduling, restart, and cancellation, and the accepted wake is an ordinary accepted step result, so a later invocation replays the wait instead of arming it again.",
+        "loop._server_restart, loop._schedule_wake",
+        (
+            "tests/server/test_budget.py::test_a_server_restart_keeps_durable_instants_and_rediscovers",
+            "tests/server/test_server_kill_matrix.py::test_every_server_mutant_is_killed_by_two_scenarios",
+        ),
+    ),
+    ServerRule(
+        93,
+        "The server anchors the timeout to the instant it accepted the declaration and records the instant the wait may time out at, so a repeated declaration keeps the registration and the anchor.",
+        "loop._repeated, loop._register_wait",
+        (
+            "tests/server/test_budget.py::test_a_server_restart_keeps_durable_instants_and_rediscovers",
+            "tests/server/test_server_kill_matrix.py::test_every_server_mutant_is_killed_by_two_scenarios",
+        ),
+    ),
+    ServerRule(
+        94,
+        "The server owns matching, the timeout, restart, and cancellation; the accepted match is the matched event’s payload as an ordinary accepted step result, and an elapsed timeout is an accepted step failure with the sdk.timeout category, so a later invocation replays either instead of registering again.",
+        "loop._server_restart, loop._schedule_wait_timeout",
+        (
+            "tests/server/test_budget.py::test_a_server_restart_keeps_durable_instants_and_rediscovers",
+            "tests/server/test_server_kill_matrix.py::test_every_server_mutant_is_killed_by_two_scenarios",
+        ),
+    ),
+    ServerRule(
+        95,
+        "A matched payload the durable record cannot carry is an accepted step failure with the sdk.invalid_result category instead, so one unrecordable match never strands the wait or blocks the event’s own fan-out; a registration whose own timeout outcome the run’s replay budget cannot carry is refused before it commits, so no wait is ever registered unfinishable.",
+        "loop._within_budget, loop._over_budget",
+        (
+            "tests/server/test_budget.py::test_a_run_past_the_history_limit_ends_failed_at_the_limit",
+            "tests/server/test_budget.py::test_a_run_that_fills_the_budget_exactly_completes",
+            "tests/server/test_server_kill_matrix.py::test_every_server_mutant_is_killed_by_two_scenarios",
+        ),
+    ),
+    ServerRule(
+        99,
+        "The child’s identity is derived from durable facts — the storage scope, the parent run, and the step — so a repeated declaration of the same step names the same child whatever delivered it, and a declaration that disagrees with the recorded one is refused rather than adopted.",
+        "loop._repeated, loop._start_child",
+        (
+            "tests/server/test_budget.py::test_a_disagreeing_declaration_is_refused_and_the_run_goes_on",
+            "tests/server/test_server_kill_matrix.py::test_every_server_mutant_is_killed_by_two_scenarios",
+        ),
+    ),
+    ServerRule(
+        101,
+        "The child is bounded by the tightest of the invoked function’s declared run timeout, the invoke timeout the declaration carries, and the parent run’s own remaining deadline.",
+        "loop._new_run (bounds), loop._deadline",
+        (
+            "tests/server/test_budget.py::test_a_child_is_bounded_by_each_of_its_three_bounds",
+            "tests/server/test_server_kill_matrix.py::test_every_server_mutant_is_killed_by_two_scenarios",
+        ),
+    ),
+    ServerRule(
+        143,
+        "The operation ID identifies the logical forward or compensation operation across physical attempts; the attempt ordinal identifies one physical attempt.",
+        "state.operation_id (incarnations), loop._declared",
+        (
+            "tests/server/test_budget.py::test_a_redeclared_obsolete_step_is_a_new_operation",
+            "tests/server/test_server_kill_matrix.py::test_every_server_mutant_is_killed_by_two_scenarios",
         ),
     ),
     ServerRule(

@@ -2,9 +2,15 @@
 
 Script items (at a virtual offset from the start): an event submitted to the workspace, ambient
 state changed, the code changed (an ambient change that is a deployment: blocked runs are
-discovered again), admission closed or opened, the host restarted, another run started.
+discovered again), admission closed or opened, the host restarted, another run started, the
+*server* restarted (everything volatile lost, everything durable kept), another worker
+registered (one that is never fit to serve: if routing chose it, the work would go unanswered).
 Faults apply to the invocations they match: the answer lost, the request delivered twice, the
-host killed while the invocation runs, the host restarted just before it.
+host killed while the invocation runs, the host restarted just before it; and two that act after
+the answer was applied: `redeliver` delivers the same request again (the history it was sent
+with, the same target) `after` ms later, `rediscover` invokes a discovery of the run again
+`after` ms later (an ambiguous transport failure: "Discovery may be invoked again"). For these
+two, `step` in a discovery's `when` names the step the discovery declared.
 """
 
 from __future__ import annotations
@@ -12,18 +18,31 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-SCRIPT_KINDS = ("event", "ambient", "code", "admission", "restart", "start")
+SCRIPT_KINDS = (
+    "event",
+    "ambient",
+    "code",
+    "admission",
+    "restart",
+    "start",
+    "server_restart",
+    "worker",
+)
 FAULT_KINDS = (
     "lost_answer",
     "duplicate",
     "crash",
     "restart",
+    "redeliver",
+    "rediscover",
     # HTTP only (docs/protocol.md §1.1): a generic status, timeout or reset instead of the answer
     "http_502",
     "http_503",
     "http_timeout",
     "http_reset",
 )
+#: Faults that act after the invocation's answer was applied.
+AFTER_FAULTS = ("redeliver", "rediscover")
 
 
 @dataclass(frozen=True)
@@ -38,6 +57,7 @@ class ScriptItem:
     open: bool = True
     function: str = ""
     input: dict | None = None
+    worker: dict | None = None
 
     @classmethod
     def from_json(cls, item: dict[str, Any]) -> ScriptItem:
@@ -61,6 +81,10 @@ class ScriptItem:
             return cls(at, "start", function=start["function"], input=start["input"])
         if item.get("restart"):
             return cls(at, "restart")
+        if item.get("server_restart"):
+            return cls(at, "server_restart")
+        if "worker" in item:
+            return cls(at, "worker", worker=dict(item["worker"]))
         raise ValueError(f"unknown script item {item!r}")
 
 
@@ -75,6 +99,12 @@ class Fault:
     function: str | None = None
     times: int | None = 1
     used: int = 0
+    after_ms: int = 0
+
+    @property
+    def acts_after(self) -> bool:
+        """Whether the fault acts after the answer was applied (redeliver, rediscover)."""
+        return self.kind in AFTER_FAULTS
 
     @classmethod
     def from_json(cls, item: dict[str, Any]) -> Fault:
@@ -88,6 +118,7 @@ class Fault:
             when.get("attempt"),
             when.get("function"),
             item.get("times", 1),
+            after_ms=int(item.get("after", 0)),
         )
 
     def matches(self, mode: str, step: str | None, attempt: int | None, function: str) -> bool:
@@ -102,8 +133,10 @@ class Fault:
 
 
 def parse_fault_option(text: str) -> Fault:
-    """`KIND[:MODE[:STEP[:ATTEMPT]]][*TIMES]` (TIMES `all` for every match), for `simulate`."""
+    """`KIND[:MODE[:STEP[:ATTEMPT]]][+AFTER][*TIMES]` (TIMES `all` for every match; AFTER the
+    virtual ms a redeliver or rediscover waits), for `simulate`."""
     times: int | None = 1
+    after_ms = 0
     if "*" in text:
         text, count = text.rsplit("*", 1)
         if count == "all":
@@ -114,11 +147,16 @@ def parse_fault_option(text: str) -> Fault:
             raise ValueError(
                 f"the count after '*' must be a positive integer or 'all', not {count!r}"
             )
+    if "+" in text:
+        text, delay = text.rsplit("+", 1)
+        if not delay.isdigit():
+            raise ValueError(f"the delay after '+' must be whole milliseconds, not {delay!r}")
+        after_ms = int(delay)
     parts = text.split(":")
     if parts[0] not in FAULT_KINDS:
         raise ValueError(f"unknown fault {parts[0]!r}; known: {', '.join(FAULT_KINDS)}")
     if len(parts) > 4:
-        raise ValueError("a fault is KIND[:MODE[:STEP[:ATTEMPT]]][*TIMES]")
+        raise ValueError("a fault is KIND[:MODE[:STEP[:ATTEMPT]]][+AFTER][*TIMES]")
     mode = parts[1] if len(parts) > 1 and parts[1] else None
     if mode is not None and mode not in ("discover", "forward", "compensate"):
         raise ValueError(f"unknown mode {mode!r}; known: discover, forward, compensate")
@@ -128,4 +166,6 @@ def parse_fault_option(text: str) -> Fault:
         if not parts[3].isdigit() or int(parts[3]) < 1:
             raise ValueError(f"the attempt must be a positive integer, not {parts[3]!r}")
         attempt = int(parts[3])
-    return Fault(parts[0], mode, step, attempt, None, times)
+    if after_ms and parts[0] not in AFTER_FAULTS:
+        raise ValueError(f"'+AFTER' applies to {' and '.join(AFTER_FAULTS)} only")
+    return Fault(parts[0], mode, step, attempt, None, times, after_ms=after_ms)

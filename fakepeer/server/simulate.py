@@ -26,6 +26,7 @@ from fakepeer.cases.macros import MacroError, expand
 from fakepeer.protocol.durations import parse_duration_ms
 from fakepeer.server.host import HostLink
 from fakepeer.server.loop import DEFAULT_MAX_INVOCATIONS, ModelServer, RunReport
+from fakepeer.server.policy import ServerPolicy
 from fakepeer.server.script import Fault, ScriptItem, parse_fault_option
 from fakepeer.session.sdk import SdkSession, SessionError
 from fakepeer.session.targets import command_target, default_target
@@ -34,9 +35,11 @@ from fakepeer.transport.errors import TransportError
 
 _EVENT = re.compile(r"^(?P<at>[^=]+)=(?P<name>[^:{]+)(\{(?P<meta>[^}]*)\})?:(?P<payload>.*)$", re.S)
 FAULT_HELP = (
-    "Fault KIND[:MODE[:STEP[:ATTEMPT]]][*TIMES] (repeatable): KIND is lost_answer, duplicate, "
-    "crash, restart, or over HTTP http_502, http_503, http_timeout, http_reset; TIMES a count "
-    "or 'all' (default 1). Example: crash:forward:charge*all"
+    "Fault KIND[:MODE[:STEP[:ATTEMPT]]][+AFTER][*TIMES] (repeatable): KIND is lost_answer, "
+    "duplicate, crash, restart, redeliver (the same request again after its answer was applied), "
+    "rediscover (a discovery invoked again), or over HTTP http_502, http_503, http_timeout, "
+    "http_reset; AFTER the ms a redeliver/rediscover waits; TIMES a count or 'all' (default 1). "
+    "Examples: crash:forward:charge*all, rediscover:discover:t+500"
 )
 
 
@@ -104,6 +107,47 @@ def parse_ambient(text: str) -> ScriptItem:
     return ScriptItem(0, "ambient", key=key, value=value)
 
 
+def parse_policy(
+    default: str | None, maximum: str | None, history_limit: int | None
+) -> ServerPolicy:
+    """The deployment policy from `--policy-default`, `--policy-max` and `--history-limit`."""
+    try:
+        return ServerPolicy(
+            parse_at(default, "--policy-default") if default is not None else None,
+            parse_at(maximum, "--policy-max") if maximum is not None else None,
+            *(() if history_limit is None else (history_limit,)),
+        )
+    except ValueError as exc:
+        raise SimulateUsage(f"--history-limit: {exc}") from None
+
+
+def parse_worker(text: str) -> ScriptItem:
+    """`AT=INSTANCE[,release=R][,capacity=N][,busy=N][,capabilities=a+b]`: a second worker."""
+    at, sep, spec = text.partition("=")
+    instance, *pairs = spec.split(",")
+    if not sep or not instance:
+        raise SimulateUsage(
+            f"--worker {text!r}: expected AT=INSTANCE[,release=R][,capacity=N][,busy=N]"
+            "[,capabilities=a+b], e.g. 500=worker-2,busy=1"
+        )
+    worker: dict = {"instance": instance}
+    for pair in pairs:
+        key, eq, value = pair.partition("=")
+        if not eq or key not in ("release", "capacity", "busy", "capabilities"):
+            raise SimulateUsage(f"--worker {text!r}: unknown member {pair!r}")
+        if key in ("capacity", "busy"):
+            if not value.isdigit() or (key == "capacity" and int(value) < 1):
+                raise SimulateUsage(
+                    f"--worker {text!r}: {key} must be a whole number, not {value!r}"
+                )
+            worker[key] = int(value)
+        elif key == "capabilities":
+            worker[key] = [name for name in value.split("+") if name]
+        else:
+            worker[key] = value
+    return ScriptItem(parse_at(at, "--worker"), "worker", worker=worker)
+
+
 def parse_faults(texts: list[str]) -> list[Fault]:
     faults = []
     for text in texts:
@@ -144,6 +188,47 @@ def simulate(
             "--ambient", help="Set the host's ambient state KEY=VALUE first (repeatable)."
         ),
     ] = None,
+    server_restart: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--server-restart",
+            help="Restart the model server at AT (ms or a duration; repeatable): volatile state "
+            "lost, durable state kept.",
+            metavar="AT",
+        ),
+    ] = None,
+    worker: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--worker",
+            help="Register a second worker routing must pass over: "
+            "AT=INSTANCE[,release=R][,capacity=N][,busy=N][,capabilities=a+b] (repeatable).",
+        ),
+    ] = None,
+    policy_default: Annotated[
+        str | None,
+        typer.Option(
+            "--policy-default",
+            help="Policy default run timeout for functions that declare none (ms or a duration).",
+            metavar="DURATION",
+        ),
+    ] = None,
+    policy_max: Annotated[
+        str | None,
+        typer.Option(
+            "--policy-max",
+            help="Policy maximum run timeout: activation rejects a function above it.",
+            metavar="DURATION",
+        ),
+    ] = None,
+    history_limit: Annotated[
+        int | None,
+        typer.Option(
+            "--history-limit",
+            help="Replay budget: history entries one invocation may carry (0-1024, default 1024).",
+            metavar="N",
+        ),
+    ] = None,
     max_invocations: Annotated[
         int, typer.Option("--max-invocations", min=1, help="Stop after this many invocations.")
     ] = DEFAULT_MAX_INVOCATIONS,
@@ -160,6 +245,12 @@ def simulate(
         value = parse_input(input_text)
         script = [parse_ambient(text) for text in ambient or []]
         script += [parse_event(text) for text in event or []]
+        script += [
+            ScriptItem(parse_at(text, "--server-restart"), "server_restart")
+            for text in server_restart or []
+        ]
+        script += [parse_worker(text) for text in worker or []]
+        policy = parse_policy(policy_default, policy_max, history_limit)
         faults = parse_faults(fault or [])
         target = command_target(sdk) if sdk else default_target()
     except (SimulateUsage, CommandError) as exc:
@@ -183,7 +274,7 @@ def simulate(
             )
             raise typer.Exit(2)
         server = ModelServer(
-            link, max_invocations=max_invocations, keep_frames=as_json, trace=trace
+            link, max_invocations=max_invocations, keep_frames=as_json, trace=trace, policy=policy
         )
         report = server.simulate(function, value, script, faults)
     finally:

@@ -26,6 +26,14 @@ CANCELLED = "cancelled"
 ERROR = "error"
 TERMINAL = frozenset({COMPLETED, FAILED, COMPENSATION_FAILED, TIMED_OUT, CANCELLED, ERROR})
 
+#: The §7.3 capability each declaration kind needs of the worker that replays it.
+CAPABILITY_OF = {
+    "timer": "timers",
+    "wait": "event_waits",
+    "invoke": "child_invocations",
+    "emit": "event_emission",
+}
+
 UNWOUND_TYPES = frozenset({"step"})  # "a timer is never part of an unwind" (and waits, ...)
 
 
@@ -35,9 +43,17 @@ def derived_id(prefix: str, *facts: object) -> str:
     return f"{prefix}-{digest[:16]}"
 
 
-def operation_id(run_id: str, step_id: str, phase: str) -> str:
-    """`op:<run>:<phase>:<step>`: one logical operation, the same for all its attempts."""
-    return f"op:{run_id}:{phase}:{step_id}"
+def operation_id(run_id: str, step_id: str, phase: str, incarnation: int = 1) -> str:
+    """`op:<run>:<phase>:<step>`: one logical operation, the same for all its attempts.
+
+    A step declared again after its forward target went obsolete is new durable work, so a new
+    operation (D-ATTEMPT-IDENTITY, docs/decisions.md): its id derives from the same facts plus
+    the declaration's ordinal, and its attempts count from 1 again; the pair (operation id,
+    attempt) never names two physical attempts.
+    """
+    if incarnation == 1:
+        return f"op:{run_id}:{phase}:{step_id}"
+    return derived_id("op", run_id, phase, step_id, incarnation)
 
 
 @dataclass
@@ -54,6 +70,9 @@ class Operation:
     policy: RetryPolicy
     attempt: int = 1
     obsolete: bool = False
+    #: The virtual instant the next attempt is due at, while one is scheduled (durable: a
+    #: server restart schedules it again at that instant); None while none is.
+    due_ms: int | None = None
 
 
 @dataclass
@@ -79,10 +98,30 @@ class RunState:
     compensated: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     blocker: dict | None = None
+    #: Armed timers not yet woken: step -> the instant recorded at acceptance (durable).
+    timers: dict[str, int] = field(default_factory=dict)
+    #: How many forward operations each step has had (a re-declared obsolete step: a new one).
+    incarnations: dict[str, int] = field(default_factory=dict)
 
     @property
     def terminal(self) -> bool:
         return self.status in TERMINAL
+
+    def required_capabilities(self) -> set[str]:
+        """The protocol capabilities (§7.3) the run's durable history needs of a worker: each
+        declaration kind it recorded, and compensation once a step declared a compensator or
+        the run unwinds (RFD 2: routing "excludes workers that cannot satisfy the current
+        contract and durable history requirements")."""
+        needed = {
+            CAPABILITY_OF[declaration["type"]]
+            for declaration in self.declarations.values()
+            if declaration.get("type") in CAPABILITY_OF
+        }
+        if self.status == COMPENSATING or any(
+            declaration.get("has_compensation") for declaration in self.declarations.values()
+        ):
+            needed.add("compensation")
+        return needed
 
     def history_list(self) -> list[dict]:
         """Accepted step results and terminal step failures, in acceptance order (§9.1)."""
@@ -100,8 +139,9 @@ class RunState:
         key = (step_id, phase)
         if key not in self.operations:
             declaration = self.declarations.get(step_id, {})
+            incarnation = self.incarnations.get(step_id, 1) if phase == "forward" else 1
             self.operations[key] = Operation(
-                operation_id(self.run_id, step_id, phase),
+                operation_id(self.run_id, step_id, phase, incarnation),
                 step_id,
                 phase,
                 RetryPolicy.from_declaration(declaration.get("retry")),
@@ -120,4 +160,6 @@ class RunState:
             report["blocker"] = self.blocker
         report["compensated"] = list(self.compensated)
         report["skipped"] = list(self.skipped)
+        report["deadline_ms"] = self.deadline_ms
+        report["deadline_source"] = self.deadline_source
         return report

@@ -86,9 +86,14 @@ def test_an_answer_with_another_identity_is_fenced_out() -> None:
             return "step_completed", wrong
         return steps_then_complete("a")(body)
 
-    report = _server(FakeLink(answer)).simulate("f", NULL)
-    assert report.root.status == "error"
-    assert "a" not in report.root.history
+    link = FakeLink(answer)
+    report = _server(link).simulate("f", NULL)
+    # not authoritative, so never applied: the outcome is unknown, retried as the next attempt
+    # (D-FENCED-ANSWER); three fenced answers exhaust the default policy
+    attempts = [body["target"]["attempt"] for body in link.sent if body["mode"] == "forward"]
+    assert attempts == [1, 2, 3]
+    assert report.root.history["a"]["status"] == "failed"
+    assert report.root.history["a"]["error"]["category"] == "server.fenced"
 
 
 def test_rejection_is_authoritative_only_when_it_names_the_request() -> None:
@@ -107,7 +112,11 @@ def test_rejection_is_authoritative_only_when_it_names_the_request() -> None:
 
     wrong = FakeLink(lambda body: answer(body, ["another-request"]))
     report = _server(wrong).simulate("f", NULL)
-    assert report.root.status == "error"  # not applied: not this request's rejection
+    # not applied: not this request's rejection, so not "the callback never ran" either; the
+    # outcome is unknown and the next attempt follows (D-FENCED-ANSWER)
+    attempts = [body["target"]["attempt"] for body in wrong.sent if body["mode"] == "forward"]
+    assert attempts == [1, 2, 3]
+    assert report.root.history["a"]["error"]["category"] == "server.fenced"
 
     right = FakeLink(lambda body: answer(body, [right.last_request_id]))
     report = _server(right, max_invocations=5).simulate("f", NULL)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 
 from fakepeer.protocol.messages import CONFORM_SCOPE
-from fakepeer.server.releases import Refused, ReleaseRegistry, Requirement
+from fakepeer.server.releases import Refused, ReleaseRegistry, Requirement, phantom_body
 
 from .fakes import register_body
 
@@ -61,10 +61,25 @@ def test_routing_needs_exact_scope_and_a_compatible_contract() -> None:
     other_app = {**CONFORM_SCOPE, "application_id": "app-other"}
     assert registry.route(other_app, NEED) is None
     assert registry.route(CONFORM_SCOPE, Requirement("g")) is None  # function not served
-    assert (
-        registry.route(CONFORM_SCOPE, Requirement("f", capabilities=frozenset({"timers"}))) is None
-    )
+    assert registry.route(CONFORM_SCOPE, Requirement("f", capabilities=frozenset({"x"}))) is None
     assert registry.route(CONFORM_SCOPE, NEED) is not None
+
+
+def test_routing_honours_capacity_and_history_requirements() -> None:
+    """A worker with no free slot, or without a capability the run's history needs, is passed
+    over even when its release is the newest."""
+    registry = ReleaseRegistry()
+    registry.register(CONFORM_SCOPE, register_body(["f"]))
+    busy = phantom_body(register_body(["f"]), {"instance": "i-2", "release": "rel-2", "busy": 1})
+    registry.register(CONFORM_SCOPE, busy)
+    assert registry.route(CONFORM_SCOPE, NEED).instance_id == "i-1"
+    bare = phantom_body(
+        register_body(["f"]), {"instance": "i-3", "release": "rel-3", "capabilities": []}
+    )
+    registry.register(CONFORM_SCOPE, bare)
+    assert registry.route(CONFORM_SCOPE, NEED).instance_id == "i-3"  # newest, nothing needed
+    timers = Requirement("f", capabilities=frozenset({"timers"}))
+    assert registry.route(CONFORM_SCOPE, timers).instance_id == "i-1"
 
 
 def test_a_run_targets_the_function_so_the_newest_release_serves_it() -> None:

@@ -1,0 +1,45 @@
+"""The committed SERVER_KILL_MATRIX.md is current, and its mutants really die.
+
+Regenerating the whole matrix takes minutes (`python -m tests.server.kill_matrix`), so this test
+checks what goes stale cheaply: the committed file lists exactly today's mutant catalog and
+today's lifecycle scenarios, every mutant in it was killed by at least two scenarios, and one
+mutant, played live, is still killed by the scenarios the file names.
+"""
+
+from __future__ import annotations
+
+from . import kill_matrix
+from .mutants import MUTANTS
+
+
+def _rows() -> dict[str, int]:
+    rows = {}
+    for line in kill_matrix.MATRIX_FILE.read_text(encoding="utf-8").splitlines():
+        if line.startswith("| `"):
+            cells = [cell.strip() for cell in line.strip("|").split("|")]
+            rows[cells[0].strip("`")] = int(cells[2])
+    return rows
+
+
+def test_committed_matrix_lists_the_catalog_and_the_corpus() -> None:
+    mutants, scenarios = kill_matrix.committed()
+    regenerate = "stale SERVER_KILL_MATRIX.md: python -m tests.server.kill_matrix"
+    assert mutants == {mutant.name for mutant in MUTANTS}, regenerate
+    assert scenarios == {f.id for f in kill_matrix.lifecycle_scenarios()}, regenerate
+
+
+def test_every_server_mutant_is_killed_by_two_scenarios() -> None:
+    weak = {name: kills for name, kills in _rows().items() if kills < kill_matrix.MIN_KILLS}
+    assert not weak, f"server mutants killed by fewer than {kill_matrix.MIN_KILLS}: {weak}"
+
+
+def test_attempt_reuse_mutant_is_still_killed_live() -> None:
+    """Today's behaviour before D-ATTEMPT-IDENTITY fails both attempt-identity scenarios."""
+    ids = {
+        "lifecycle.redeclared-obsolete-step-new-operation",
+        "lifecycle.redeclared-obsolete-step-after-failed-attempts",
+    }
+    chosen = [f for f in kill_matrix.lifecycle_scenarios() if f.id in ids]
+    matrix = kill_matrix.build(["attempt-reused"], chosen)
+    assert matrix.baseline_failures == []
+    assert set(matrix.kills["attempt-reused"]) == ids
