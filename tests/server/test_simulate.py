@@ -148,3 +148,60 @@ def test_trace_counts_every_physical_attempt(capsys: pytest.CaptureFixture[str],
     }
     discoveries = [e for e in report["timeline"] if e.get("mode") == "discover"]
     assert all(entry["trace"] == [] for entry in discoveries)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--history-limit", "2000"], "history_limit must be an integer from 0 to 1024"),
+        (["--policy-max", "1x"], "--policy-max: '1x' is not a time"),
+        (["--policy-default", "-5"], "--policy-default"),
+        (["--worker", "500"], "--worker '500': expected AT=INSTANCE"),
+        (["--worker", "5=w,busy=x"], "busy must be a whole number"),
+        (["--server-restart", "soon"], "--server-restart: 'soon' is not a time"),
+        (["--fault", "redeliver:forward:a+x"], "the delay after '+' must be whole milliseconds"),
+        (["--fault", "crash+5"], "'+AFTER' applies to redeliver and rediscover only"),
+    ],
+)
+def test_bad_policy_worker_and_fault_values_are_one_line(
+    capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    status, _, err = _simulate(capsys, "--sdk", PYTHON, *SAGA, *args)
+    assert status == 2
+    assert message in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_new_faults_and_policy_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """A rediscovery and a server restart keep the timer's anchor; the policy maximum rejects
+    conform.saga's 1h before anything runs."""
+    program = '{"ops": [{"op": "sleep", "id": "t", "duration": "1s"}, {"op": "run", "id": "b"}]}'
+    status, out, err = _simulate(
+        capsys,
+        "--sdk",
+        PYTHON,
+        "--function",
+        "conform.program",
+        "--input",
+        program,
+        "--json",
+        "--fault",
+        "rediscover:discover:t+300",
+        "--server-restart",
+        "600",
+        "--worker",
+        "100=worker-2,busy=1",
+    )
+    assert status == 0, err
+    lines = [e["line"] for e in json.loads(out)["timeline"] if e["kind"] == "invoke"]
+    assert lines == [
+        "@0 main discover -> declared timer t",
+        "@300 main discover -> declared timer t",
+        "@600 main discover -> declared timer t",
+        "@1000 main discover -> declared step b",
+        "@1000 main forward b #1 -> step_completed",
+        "@1000 main discover -> completed",
+    ]
+    status, out, _ = _simulate(capsys, "--sdk", PYTHON, *SAGA, "--policy-max", "30m", "--json")
+    assert status == 1
+    assert json.loads(out)["outcome"]["error"]["category"] == "server.manifest_rejected"
