@@ -83,12 +83,11 @@ def build(
 
 
 def server_sentences(scenarios: Sequence[Fixture]) -> dict[int, str]:
-    """RFD 2's server-side sentences: those the model server's rules table implements and those
-    the lifecycle scenarios quote, by number."""
+    """RFD 2's server-side sentences, by number: those the model server's rules table
+    (`fakepeer/server/rules.py`) implements. `scenarios` is unused; kept for the signature."""
     rfd = load_rfd()
     found: dict[int, str] = {}
-    quotes = [rule.quote for rule in RULES] + [f.rule.quote for f in scenarios]
-    for quote in quotes:
+    for quote in [rule.quote for rule in RULES]:
         for sentence in rfd.sentences_for(quote):
             found[sentence.number] = sentence.text
     return dict(sorted(found.items()))
@@ -103,7 +102,8 @@ def shown_by(matrix: ServerKillMatrix, scenarios: Sequence[Fixture]) -> dict[int
         if fixture.id not in killers:
             continue
         for sentence in rfd.sentences_for(fixture.rule.quote):
-            shown.setdefault(sentence.number, []).append(fixture.id)
+            if sentence.number in shown:
+                shown[sentence.number].append(fixture.id)
     return shown
 
 
@@ -148,8 +148,8 @@ def render_markdown(matrix: ServerKillMatrix, scenarios: Sequence[Fixture] = ())
             "",
             "## Server-side sentences",
             "",
-            "RFD 2's sentences the model server implements (`fakepeer/server/rules.py`) or a",
-            "scenario quotes, and the scenarios quoting each that kill at least one server mutant.",
+            "RFD 2's sentences the model server implements (`fakepeer/server/rules.py`), and the",
+            "lifecycle scenarios quoting each that kill at least one server mutant.",
             "One shown by none is listed in docs/coverage.md with the reason no run observes it.",
             "",
             "| sentence | shown by |",

@@ -43,3 +43,14 @@ def test_attempt_reuse_mutant_is_still_killed_live() -> None:
     matrix = kill_matrix.build(["attempt-reused"], chosen)
     assert matrix.baseline_failures == []
     assert set(matrix.kills["attempt-reused"]) == ids
+
+
+def test_every_unshown_server_sentence_is_explained_in_coverage_md() -> None:
+    """Done when: each server-side sentence is shown by a scenario a server mutant fails, or
+    docs/coverage.md says why no run observes it."""
+    from fakepeer.cases import repository_root
+
+    text = (repository_root() / "docs" / "coverage.md").read_text(encoding="utf-8")
+    section = text.split("## Server-side sentences no lifecycle run shows", 1)[-1]
+    missing = [n for n in kill_matrix.unshown_sentences() if f"R{n:03d}" not in section]
+    assert not missing, f"server-side sentences neither shown nor explained: {missing}"
