@@ -42,7 +42,9 @@ def test_an_always_empty_trace_fails_every_targeted_case() -> None:
     run = run_suite([target], fixtures, RunOptions(timeout=5.0, jobs=1)).sdks[0]
     passed = [case.id for case in run.results if case.raw_outcome.value == "pass"]
     assert passed == []
-    for case in run.results:
+    played = [case for case in run.results if case.raw_outcome.value != "skip"]
+    assert len(played) >= 50, "cases the host's capabilities allow (HTTP ones are skipped)"
+    for case in played:
         assert case.invariant_broken, (case.id, case.reason)
         assert any("answer-ran-the-c" in finding.message for finding in case.findings), (
             case.id
