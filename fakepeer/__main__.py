@@ -1,7 +1,5 @@
 """`python -m fakepeer` is `ryusen-conform`."""
 
-import sys
+from fakepeer.cli import entry
 
-from fakepeer.cli import main
-
-sys.exit(main())
+entry()

@@ -12,9 +12,11 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import os
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -160,7 +162,9 @@ def with_report_options(command: Callable, *, lenient_option: bool = True) -> Ca
     @functools.wraps(command)
     def wrapper(**kwargs: object) -> None:
         paths = {r.name: kwargs.pop(r.name, None) for r in reporters()}
-        command(reports={name: path for name, path in paths.items() if path}, **kwargs)
+        # absolute now: an in-process host that changes the current folder cannot move them
+        absolute = {name: Path(os.path.abspath(path)) for name, path in paths.items() if path}
+        command(reports=absolute, **kwargs)
 
     wrapper.__signature__ = signature.replace(parameters=[*kept, *added])  # type: ignore[attr-defined]
     wrapper.__annotations__ = {p.name: p.annotation for p in [*kept, *added]}
@@ -380,6 +384,8 @@ def run(
         _check_positive("--start-timeout", start_timeout)
     if not 1 <= jobs <= MAX_JOBS:
         raise UsageProblem(f"--jobs takes a whole number from 1 to {MAX_JOBS}, got {jobs}")
+    if write_failures is not None:
+        write_failures = Path(os.path.abspath(write_failures))
     _check_outputs(reports, write_failures)
     try:
         seed = None if shuffle is None else parse_seed(shuffle)
@@ -433,7 +439,7 @@ def run(
     if list_only:
         print_listing(selected)
         raise typer.Exit(0)
-    if not selected and parsed_shard is None:
+    if not unsharded or (not selected and parsed_shard is None):  # a shard of nothing too
         raise UsageProblem(f"no fixture matches the selection ({len(all_ids)} loaded)")
     try:
         targets = targets_from_options(sdk)
@@ -610,9 +616,9 @@ def _write_failures(result: RunResult, path: Path, console) -> None:
     console.print(f"wrote {count} failure(s) to {path}", markup=False)
 
 
-def _finish(result: RunResult, floor: int = 0) -> None:
+def _finish(result: RunResult, floor: int = 0, blockers: Sequence[str] = ()) -> None:
     """The closing lines and the exit status: never greener than `floor` (what merged shards
-    exited with)."""
+    exited with); each of `blockers` (and a case not run) keeps the run from passing."""
     sys.stderr.flush()
     sys.stdout.flush()
     for problem in result.list_problems:
@@ -630,9 +636,19 @@ def _finish(result: RunResult, floor: int = 0) -> None:
             f"the bench itself failed on {internal} case(s) (see `internal error` in "
             "their reasons); this run is no verdict: please report it"
         )
+    cut = [case for sdk in result.sdks for case in sdk.results if case.not_run]
+    if cut and not result.interrupted:
+        bounds = [b for b in ("--max-time", "--maxfail") if any(b in c.reason for c in cut)]
+        blockers = [
+            *blockers,
+            f"{len(cut)} case(s) not run ({' and '.join(bounds) or 'a bound'} reached): no "
+            "verdict on them, so the run cannot pass; they are in no failure list",
+        ]
+    for blocker in blockers:
+        _say(blocker)
     print(result.summary(), flush=True)
-    status = result.exit_status()
-    raise typer.Exit(max(status, floor))
+    status = max(result.exit_status(), floor)
+    raise typer.Exit(max(status, 1) if blockers else status)
 
 
 # ----------------------------------------------------------------------------- schema
@@ -701,7 +717,13 @@ def merge(
         for path, status in merged.shard_statuses.items():
             if status > result.exit_status():
                 print(f"merge: {path} exited {status}: the merged run is no greener", flush=True)
-    _finish(result, floor=worst)
+    missing = []
+    if merged.missing:
+        missing = [
+            f"{merged.missing} selected case(s) are in no report (--allow-partial): no verdict "
+            "on them, so the merge cannot pass"
+        ]
+    _finish(result, floor=worst, blockers=missing)
 
 
 # ----------------------------------------------------------------------------- fixtures sub-app
@@ -774,7 +796,22 @@ def _say(message: str) -> None:
 
 
 def entry() -> None:
-    sys.exit(main())
+    status = main()
+    lingering = [
+        thread
+        for thread in threading.enumerate()
+        if thread is not threading.current_thread() and not thread.daemon and thread.is_alive()
+    ]
+    if lingering:  # an in-process host's thread: the reports are written, do not wait for it
+        print(
+            f"ryusen-conform: warning: {len(lingering)} thread(s) an in-process host started "
+            f"still run ({', '.join(thread.name for thread in lingering[:3])}); exiting anyway",
+            file=sys.stderr,
+        )
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    sys.exit(status)
 
 
 if __name__ == "__main__":

@@ -155,6 +155,28 @@ def pytest_collection_modifyitems(
     items.extend(collected)
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtestloop(session: pytest.Session):  # type: ignore[no-untyped-def]
+    """After the last item: listen for a late copy of an answer, then fail every item that was
+    reported passed before its second answer arrived (as `run` marks that case an error)."""
+    yield
+    runner = session.config.stash.get(_RUNNER, None)
+    if runner is None:
+        return
+    runner.close()
+    strict = session.config.getoption("ryusen_strict")
+    for nodeid, location, case in runner.answered_twice(strict):
+        report = pytest.TestReport(
+            nodeid=f"{nodeid}[answered-twice]",
+            location=location,
+            keywords={},
+            outcome="failed",
+            longrepr=case_text(case, strict),
+            when="call",
+        )
+        session.config.hook.pytest_runtest_logreport(report=report)
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     runner = session.config.stash.get(_RUNNER, None)
     if runner is not None:
@@ -234,7 +256,7 @@ class FixtureItem(pytest.Item):
         from fakepeer.session.outcomes import Outcome, apply_known_failure
 
         strict = self.config.getoption("ryusen_strict")
-        case = _runner(self.config).run(self.fixture)
+        case = _runner(self.config).run(self.fixture, self)
         known = self.config.stash.get(_KNOWN, None)
         listed = known.for_sdk(self.config.getoption("ryusen_sdk")) if known else None
         case.outcome = apply_known_failure(
@@ -291,18 +313,44 @@ class _SdkRunner:
         self.comparer = Comparer(None)
         self.timeout = timeout if timeout is not None else DEFAULT_CASE_TIMEOUT
 
-    def run(self, fixture: Any) -> Any:
+        #: Every item run, with its result: a result a later answer turns into an error after
+        #: its item passed is failed again at the end (`answered_twice`).
+        self.items: list[tuple[str, tuple, Any, Any]] = []
+        self.closed = False
+
+    def run(self, fixture: Any, item: pytest.Item) -> Any:
         from fakepeer.session.case import run_case
 
-        return run_case(
+        case = run_case(
             self.session,
             fixture,
             timeout=self.timeout,
             comparer=self.comparer,
         )
+        self.items.append((item.nodeid, item.location, case, case.raw_outcome))
+        return case
+
+    def answered_twice(self, strict: bool) -> list[tuple[str, tuple, Any]]:
+        """Items whose case turned into an error after they were reported (a late copy)."""
+        from fakepeer.session.outcomes import Outcome
+
+        return [
+            (nodeid, location, case)
+            for nodeid, location, case, reported in self.items
+            if reported in (Outcome.PASS, Outcome.SKIP) and case.fails_run(strict)
+        ]
 
     def close(self) -> None:
-        self.session.shutdown()
+        """Listen for a late copy of the last answers (blamed on their owner), then stop."""
+        if self.closed:
+            return
+        self.closed = True
+        from fakepeer.suite.runner import check_late_frame
+
+        try:
+            check_late_frame(self.session)
+        finally:
+            self.session.shutdown()
 
 
 def _runner(config: pytest.Config) -> _SdkRunner:

@@ -18,8 +18,8 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
-from fakepeer.cases.model import Fixture, SendStep, Step
-from fakepeer.protocol.limits import MAX_FRAME_BYTES, MAX_REQUEST_BYTES
+from fakepeer.cases.model import ExpectStep, Fixture, RawSendStep, SendStep, Step
+from fakepeer.protocol.limits import MAX_FRAME_BYTES, MAX_ID_CHARS, MAX_REQUEST_BYTES
 from fakepeer.protocol.messages import encode_envelope
 from fakepeer.protocol.version import KNOWN_VERSIONS
 
@@ -159,7 +159,56 @@ def derive(fixture: Fixture, variant: str) -> Fixture | None:
                 changed = True
                 step = replace(step, prepared=payload)
         steps.append(step)
-    return _variant_of(fixture, variant, tuple(steps)) if changed else None
+    if not changed:
+        return None
+    renamed = _own_ids(tuple(steps), fixture.id, f"{fixture.id}@{variant}", rewrite)
+    return _variant_of(fixture, variant, renamed or tuple(steps))
+
+
+def _own_ids(
+    steps: tuple[Step, ...], old: str, new: str, rewrite: EnvelopeRewrite
+) -> tuple[Step, ...] | None:
+    """The steps with the bench's exchange ids `OLD#n` renamed `NEW#n`, wherever a send or an
+    expected body holds one (a `request_id`, say): a variant shares no exchange id with its
+    fixture, so a late copy of an answer names the one case that sent it
+    (`session/attribution`). None when a renamed id or frame would cross a limit."""
+    prefix = f"{old}#"
+    raw = {step.exchange_id for step in steps if isinstance(step, RawSendStep)}  # sent as written
+    names = {
+        step.exchange_id: f"{new}#{step.exchange_id[len(prefix) :]}"
+        for step in steps
+        if isinstance(step, SendStep | ExpectStep)
+        and step.exchange_id.startswith(prefix)
+        and step.exchange_id not in raw
+    }
+    if any(len(fresh) > MAX_ID_CHARS for fresh in names.values()):
+        return None
+    renamed: list[Step] = []
+    for step in steps:
+        if isinstance(step, SendStep):
+            envelope = _renamed(step.envelope, names)
+            if envelope != step.envelope:
+                payload = rewrite(envelope)
+                if _crosses_limit(step, payload):
+                    return None
+                ident = names.get(step.exchange_id, step.exchange_id)
+                step = replace(step, envelope=envelope, payload=payload, exchange_id=ident)
+        elif isinstance(step, ExpectStep):
+            ident = names.get(step.exchange_id, step.exchange_id)
+            step = replace(step, body=_renamed(step.body, names), exchange_id=ident)
+        renamed.append(step)
+    return tuple(renamed)
+
+
+def _renamed(node: object, names: dict[str, str]) -> object:
+    """`node` with every string equal to a key of `names` replaced by its value."""
+    if isinstance(node, str):
+        return names.get(node, node)
+    if isinstance(node, dict):
+        return {key: _renamed(value, names) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_renamed(item, names) for item in node]
+    return node
 
 
 def _crosses_limit(step: SendStep, payload: bytes) -> bool:

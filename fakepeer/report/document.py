@@ -44,7 +44,8 @@ class RunInfo:
     shard: str | None = None
     timeout: float | None = None
     catalog: Catalog = field(default_factory=dict, compare=False)  # fixture id -> title, rule
-    #: What the whole selection was before sharding (`selection_of`): merge checks it.
+    #: What the whole selection was before sharding (`selection_of`): merge checks it. Without
+    #: one, the report's own cases are its selection (every report records one).
     selection: dict | None = None
     #: The corpus version (`cases.corpus_version.CorpusVersion.to_json`), None without one.
     corpus: dict | None = None
@@ -90,7 +91,8 @@ def to_document(run: RunResult, info: RunInfo = RunInfo()) -> dict:
         "strict": run.strict,
         "lenient": run.lenient,
         "shard": info.shard,
-        "selection": info.selection,
+        "selection": info.selection
+        or selection_of(case.id for sdk in run.sdks for case in sdk.results),
         "case_timeout": info.timeout,
         "exit_status": run.exit_status(),
         "interrupted": run.interrupted,
@@ -160,6 +162,11 @@ def read_document(path: Path) -> dict:
         raise ReportError(f"{path}: cannot read the report: {exc}") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
         raise ReportError(f"{path}: not a {FORMAT} report")
+    if document.get("selection") is None:
+        raise ReportError(
+            f"{path}: the report records no selection (it was written by an older bench), so "
+            "no merge can tell whether every selected case is in it; re-run it with this bench"
+        )
     error = best_match(_report_validator().iter_errors(document))
     if error is not None:
         pointer = "".join(f"/{part}" for part in error.absolute_path) or "(root)"

@@ -14,7 +14,7 @@ from pathlib import Path
 from fakepeer import __version__
 from fakepeer.cases.selection import Shard
 from fakepeer.report.catalog import CaseInfo, catalog_from_document
-from fakepeer.report.document import ReportError, read_document, run_from_document
+from fakepeer.report.document import ReportError, read_document, run_from_document, selection_of
 from fakepeer.session.results import RunResult, SdkRun
 
 
@@ -24,12 +24,15 @@ class Merged:
 
     run: RunResult
     catalog: dict[str, CaseInfo] = field(default_factory=dict)
-    #: The selection all the reports were shards of (None when unknown or mixed).
+    #: The selection all the reports were shards of (None when mixed).
     selection: dict | None = None
     #: Each report's recorded exit status: the merge never exits greener than the worst.
     shard_statuses: dict[str, int] = field(default_factory=dict)
     #: The corpus version every report recorded (None when unknown or they differ).
     corpus: dict | None = None
+    #: Selected cases no report holds (only with --allow-partial): the merge is then no verdict
+    #: on them, so it cannot be green.
+    missing: int = 0
 
 
 def merge_documents(
@@ -37,55 +40,54 @@ def merge_documents(
 ) -> Merged:
     """Combine shard reports, keeping the fixture catalog too (for the HTML report).
 
-    Every input is checked against the report schema. Unless told otherwise, the reports must
-    be of one selection of fixtures (`allow_mixed`) and together hold all of it: every shard
-    1..N once, every selected case for every SDK (`allow_partial`). A case two reports hold
-    for one SDK is an error. An interrupted shard makes the merged run interrupted.
+    Every input is checked against the report schema (which requires its `selection`). The
+    reports must agree on the options that decide a verdict (`--strict`, `--lenient`, the case
+    timeout, the SDKs) and, unless told otherwise, be of one selection (`allow_mixed`: then each
+    selection is checked on its own) and together hold exactly all of it (`allow_partial`):
+    every shard 1..N once, and for every SDK case ids that hash to the selection. A case held
+    twice, in one report or two, is an error. An interrupted shard makes the merged run
+    interrupted.
     """
     if not paths:
         raise ReportError("merge needs at least one report")
     documents = [(path, read_document(path)) for path in paths]
     _check_versions(documents)
-    selection = _common_selection(documents, allow_mixed)
-    if not allow_partial:
-        _check_shards(documents)
+    _check_options(documents)
+    groups = _selection_groups(documents, allow_mixed)
     merged: dict[str, SdkRun] = {}
     catalog: dict[str, CaseInfo] = {}
-    strict = interrupted = lenient = False
     list_problems: list[str] = []
-    statuses: dict[str, int] = {}
-    for path, document in documents:
-        run = run_from_document(document)
-        statuses[str(path)] = int(document.get("exit_status", 0))
-        list_problems += [p for p in run.list_problems if p not in list_problems]
-        catalog.update(catalog_from_document(document))
-        strict = strict or run.strict
-        interrupted = interrupted or run.interrupted
-        lenient = lenient or run.lenient
-        for sdk in run.sdks:
+    statuses = {str(path): int(document.get("exit_status", 0)) for path, document in documents}
+    missing = 0
+    for group in groups:
+        if not allow_partial:
+            _check_shards(group)
+        runs = _merge_group(group, catalog, list_problems)
+        selection = group[0][1]["selection"]
+        for sdk in runs.values():
+            missing = max(missing, _check_complete(sdk, selection, allow_partial))
             target = merged.get(sdk.label)
             if target is None:
                 merged[sdk.label] = sdk
-                continue
-            _absorb(target, sdk, path)
+            else:
+                _absorb(target, sdk, group[0][0])
+    first = documents[0][1]
     for sdk in merged.values():
         sdk.results.sort(key=lambda case: case.id)
-        if not allow_partial and selection is not None and len(sdk.results) != selection["count"]:
-            raise ReportError(
-                f"{sdk.label}: the reports hold {len(sdk.results)} of the "
-                f"{selection['count']} selected cases (a shard missing?); "
-                "pass --allow-partial to merge them anyway"
-            )
     run = RunResult(
         sdks=list(merged.values()),
-        strict=strict,
-        lenient=lenient,
-        interrupted=interrupted,
+        strict=bool(first["strict"]),
+        lenient=bool(first["lenient"]),
+        interrupted=any(document.get("interrupted") for _, document in documents),
         list_problems=list_problems,
     )
+    if len(groups) == 1:
+        selection = first["selection"]
+    else:  # the union of complete selections is itself a selection
+        selection = selection_of(case.id for sdk in run.sdks[:1] for case in sdk.results)
     corpora = {json.dumps(document.get("corpus"), sort_keys=True) for _, document in documents}
     corpus = json.loads(corpora.pop()) if len(corpora) == 1 else None
-    return Merged(run, catalog, selection, statuses, corpus)
+    return Merged(run, catalog, selection, shard_statuses=statuses, corpus=corpus, missing=missing)
 
 
 def _check_versions(documents: list[tuple[Path, dict]]) -> None:
@@ -100,23 +102,89 @@ def _check_versions(documents: list[tuple[Path, dict]]) -> None:
             )
 
 
-def _common_selection(documents: list[tuple[Path, dict]], allow_mixed: bool) -> dict | None:
-    """The selection every report recorded; ReportError when they differ (unless allowed)."""
-    selections = [(path, document.get("selection")) for path, document in documents]
-    known = [(path, selection) for path, selection in selections if selection is not None]
-    if not known:
-        return None
-    first_path, first = known[0]
-    for path, selection in known[1:]:
-        if selection != first and not allow_mixed:
+def _merge_group(
+    group: list[tuple[Path, dict]], catalog: dict[str, CaseInfo], list_problems: list[str]
+) -> dict:
+    """The reports of one selection, one SdkRun per label (cases unioned, duplicates refused);
+    the catalog and every shard's known-failure list problems are gathered on the way."""
+    merged: dict[str, SdkRun] = {}
+    for path, document in group:
+        catalog.update(catalog_from_document(document))
+        run = run_from_document(document)
+        list_problems += [p for p in run.list_problems if p not in list_problems]
+        for sdk in run.sdks:
+            _check_unique(sdk, path)
+            target = merged.get(sdk.label)
+            if target is None:
+                merged[sdk.label] = sdk
+            else:
+                _absorb(target, sdk, path)
+    return merged
+
+
+def _selection_groups(
+    documents: list[tuple[Path, dict]], allow_mixed: bool
+) -> list[list[tuple[Path, dict]]]:
+    """The reports by the selection they recorded (one group unless `allow_mixed`)."""
+    groups: dict[str, list[tuple[Path, dict]]] = {}
+    for path, document in documents:
+        groups.setdefault(document["selection"]["sha256"], []).append((path, document))
+    if len(groups) > 1 and not allow_mixed:
+        (first_path, first), (path, other) = (group[0] for group in list(groups.values())[:2])
+        raise ReportError(
+            f"{path} and {first_path} are runs of different fixture selections "
+            f"({other['selection']['count']} and {first['selection']['count']} cases); pass "
+            "--allow-mixed to merge them anyway"
+        )
+    return list(groups.values())
+
+
+#: The report members that decide a verdict: shards that differ in one are not one run.
+_OPTIONS = (("strict", "--strict"), ("lenient", "--lenient"), ("case_timeout", "--timeout"))
+
+
+def _check_options(documents: list[tuple[Path, dict]]) -> None:
+    """ReportError unless every report was run with the same verdict options and SDKs."""
+    first_path, first = documents[0]
+    for path, document in documents[1:]:
+        for member, option in _OPTIONS:
+            if document.get(member) != first.get(member):
+                raise ReportError(
+                    f"{path} and {first_path} were run with different {option} "
+                    f"({document.get(member)} and {first.get(member)}); shards of one run "
+                    "share their options: re-run the odd one"
+                )
+        labels = [sdk["label"] for sdk in document["sdks"]]
+        first_labels = [sdk["label"] for sdk in first["sdks"]]
+        if sorted(labels) != sorted(first_labels):
             raise ReportError(
-                f"{path} and {first_path} are runs of different fixture selections "
-                f"({selection['count']} and {first['count']} fixtures); pass --allow-mixed "
-                "to merge them anyway"
+                f"{path} and {first_path} ran different SDKs ({', '.join(labels) or 'none'} "
+                f"and {', '.join(first_labels) or 'none'})"
             )
-    if allow_mixed and any(selection != first for _, selection in known):
-        return None
-    return first if len(known) == len(documents) else None
+
+
+def _check_unique(sdk: SdkRun, path: Path) -> None:
+    seen: set[str] = set()
+    for case in sdk.results:
+        if case.id in seen:
+            raise ReportError(f"{path}: {sdk.label}: case {case.id} is in the report twice")
+        seen.add(case.id)
+
+
+def _check_complete(sdk: SdkRun, selection: dict, allow_partial: bool) -> int:
+    """How many selected cases the merged reports lack for `sdk`; ReportError when they are not
+    exactly the selection (a case of another selection, or one missing without allow_partial)."""
+    held = len(sdk.results)
+    if held == selection["count"] and selection_of(c.id for c in sdk.results) == selection:
+        return 0
+    if held >= selection["count"] or not allow_partial:
+        raise ReportError(
+            f"{sdk.label}: the reports hold {held} cases, which are not the "
+            f"{selection['count']} selected ones (their ids do not hash to the selection: a "
+            "shard missing, or a report edited?)"
+            + ("" if held >= selection["count"] else "; pass --allow-partial to merge anyway")
+        )
+    return selection["count"] - held
 
 
 def _check_shards(documents: list[tuple[Path, dict]]) -> None:

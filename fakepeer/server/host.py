@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from fakepeer.protocol.manifest import ManifestStore
 from fakepeer.protocol.messages import CONFORM_SCOPE, encode_envelope, encode_frame
-from fakepeer.session.sdk import SdkSession, SessionError, StrayAnswer, decode
+from fakepeer.session.sdk import SdkSession, SessionError, StrayAnswer, decode, late_window
 from fakepeer.session.wire import WireLog
 from fakepeer.transport.errors import TransportError
 
@@ -85,6 +85,7 @@ class HostLink:
         deadline: float | None = None,
         validator: Callable[[dict], list] | None = None,
         scope: str = "server",
+        limit: float | None = None,
     ) -> None:
         """`scope` begins every exchange id (`<scope>.invoke#<n>`): a lifecycle case's id, so
         its frames are told from every other case's."""
@@ -92,6 +93,9 @@ class HostLink:
         self.scope = scope
         self.wire = wire
         self.case_deadline = deadline
+        #: Nothing, restarts included, goes past this (the run's --max-time): a restart gets a
+        #: start's allowance (as between cases) and extends `case_deadline` up to it only.
+        self.limit = limit
         self._validator = validator
         self._ids = _EXCHANGES
         self._invokes = InvokeEncoder()
@@ -112,6 +116,9 @@ class HostLink:
         own = time.monotonic() + EXCHANGE_SECONDS
         return own if self.case_deadline is None else min(own, self.case_deadline)
 
+    def _clipped(self, deadline: float) -> float:
+        return deadline if self.limit is None else min(deadline, self.limit)
+
     def _validate(self, envelope: dict) -> list:
         if self._validator is None:
             from fakepeer.protocol.schema import validate_message
@@ -124,7 +131,7 @@ class HostLink:
             payload = self._invokes.encode(ident, body)
         else:
             payload = encode_frame(kind, body, ident)
-        self.session.send(payload, self._deadline(), self.wire)
+        self.session.send(payload, self._deadline(), self.wire, ident)
 
     def _read(self, ident: str) -> dict:
         try:
@@ -189,19 +196,28 @@ class HostLink:
         return self.session.register_body
 
     def restart(self) -> None:
-        """Shut the host down and start a new one (handshake included), environment re-applied."""
-        self.session.shutdown()
+        """Shut the host down and start a new one (handshake included), environment re-applied.
+
+        A frame the old host sent unasked (a second answer) is looked for first: discarding it
+        unseen would let the case pass.
+        """
+        stray = self.session.late_frame(late_window(self.session))
+        if stray is not None:
+            raise HostFault(f"{stray.reason}, before the scenario restarted the host")
+        self.session.shutdown(self.limit)
         self._start()
 
     def _start(self) -> None:
         self.restarts += 1
         started = time.monotonic()
-        try:  # as between cases, (re)starting does not eat into the case's time
-            self.session.ensure_started(started + STARTUP_SECONDS, self.wire)
+        if self.limit is not None and started >= self.limit:
+            raise HostFault("could not restart the host: the case's time bound was reached")
+        try:  # as between cases, (re)starting does not eat into the case's time (up to limit)
+            self.session.ensure_started(self._clipped(started + STARTUP_SECONDS), self.wire)
         except (TransportError, SessionError) as exc:
             raise HostFault(f"could not restart the host: {_reason(exc)}") from None
         if self.case_deadline is not None:
-            self.case_deadline += time.monotonic() - started
+            self.case_deadline = self._clipped(self.case_deadline + time.monotonic() - started)
         if self.on_start is not None and self.session.register_body is not None:
             self.on_start(self.session.register_body)
         for key, value in self.ambient.items():

@@ -44,12 +44,19 @@ def simulate_spec(link: HostLink, spec: LifecycleSpec) -> RunReport:
 
 
 def play_lifecycle(
-    session: SdkSession, fixture: Fixture, deadline: float | None, wire: WireLog | None
+    session: SdkSession,
+    fixture: Fixture,
+    deadline: float | None,
+    wire: WireLog | None,
+    limit: float | None = None,
 ) -> list[Finding]:
-    """Play `fixture`'s scenario; the differences from its expectation."""
+    """Play `fixture`'s scenario; the differences from its expectation. Nothing, host restarts
+    included, runs past `limit`."""
     spec = fixture.lifecycle
     assert isinstance(spec, LifecycleSpec)
-    link = HostLink(session, wire=wire, deadline=deadline, scope=f"{fixture.id}/server")
+    link = HostLink(
+        session, wire=wire, deadline=deadline, scope=f"{fixture.id}/server", limit=limit
+    )
     report = simulate_spec(link, spec)
     if report.host_fault is not None:
         raise SessionError(f"during the lifecycle scenario: {report.host_fault}")

@@ -21,16 +21,22 @@ from collections.abc import Iterable
 from fakepeer.cases.exchanges import NO_USABLE_ID
 from fakepeer.session.outcomes import Outcome
 from fakepeer.session.results import CaseResult
-from fakepeer.session.sdk import StrayAnswer
+from fakepeer.session.sdk import SdkSession, StrayAnswer
 from fakepeer.session.wire import WireRecord
 
 
-def owner(served: list[CaseResult], ident: object, current: list[WireRecord]) -> CaseResult | None:
-    """The single earlier case that sent a frame with id `ident`; None when the current case
-    did (its wire log is `current`), when none or several did, or for the id of no exchange."""
-    if not isinstance(ident, str) or ident == NO_USABLE_ID or ident in sent_ids(current):
+def owner(session: SdkSession, ident: object, current: Iterable[str]) -> CaseResult | None:
+    """The single earlier case of the session's process that sent a frame with id `ident`;
+    None when the current case did (its ids are `current`), when none or several did, or for
+    the id of no exchange. Exchange ids are unique per case, variant and scenario run, so
+    the index of every id the process was sent finds the owner however far back it is."""
+    if not isinstance(ident, str) or ident == NO_USABLE_ID or ident in current:
         return None
-    owners = [result for result in served if ident in sent_ids(result.wire)]
+    found = session.owners.get(ident)
+    if found is not None or ident in session.owners:
+        return found
+    # a result recorded without its ids (a caller of its own): read them from the wire logs
+    owners = [r for r in session.served if not r.exchange_ids and ident in sent_ids(r.wire)]
     return owners[0] if len(owners) == 1 else None
 
 

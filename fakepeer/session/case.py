@@ -27,10 +27,12 @@ from fakepeer.session.effects import (
 )
 from fakepeer.session.outcomes import Outcome
 from fakepeer.session.results import CaseResult
-from fakepeer.session.sdk import SdkSession, SessionError, StrayAnswer, decode
+from fakepeer.session.sdk import SdkSession, SessionError, StrayAnswer, decode, late_window
 from fakepeer.session.wire import WireLog
 from fakepeer.transport.errors import NoAnswer, TransportError, TransportTimeout
 
+#: How a case cut off by --max-time begins its reason (it is then not run: no verdict).
+STOPPED = "stopped: the --max-time bound"
 #: Time allowed to start an SDK and complete its registration (at least the case timeout).
 STARTUP_SECONDS = 10.0
 
@@ -82,6 +84,7 @@ def _play(
     control: dict[str, str] = {}  # exchange id -> the conform.* kind that opened it
     try:
         if (fresh or fixture.variant == FRESH_PROCESS) and session.transport is not None:
+            _check_before_discard(session)
             session.discard()  # the variant: this case is the first a new host process serves
         session.ensure_started(deadline, wire)  # (re)starting does not eat into the case's time
         deadline = _clip(time.monotonic() + timeout, overall_deadline)
@@ -103,13 +106,14 @@ def _play(
         if fixture.lifecycle is not None:  # a whole run, played by the model server
             from fakepeer.server.lifecycle import play_lifecycle
 
-            findings.extend(play_lifecycle(session, fixture, deadline, wire))
+            # a restart gets a start's allowance, as between cases, but never past --max-time
+            findings.extend(play_lifecycle(session, fixture, deadline, wire, overall_deadline))
         steps = fixture.steps
         for index, step in enumerate(steps):
             if isinstance(step, SendStep):
                 if step.envelope["kind"] == "conform.register":
                     session.registration_dirty = True
-                session.send(step.payload, deadline, wire)
+                session.send(step.payload, deadline, wire, step.exchange_id)
                 if step.envelope["kind"].startswith("conform."):
                     control[step.exchange_id] = step.envelope["kind"]
                 if step.envelope["kind"] == "invoke":
@@ -119,7 +123,7 @@ def _play(
                     trace_id = _ask_trace(session, deadline, wire) if answered_next else None
                     invokes[step.exchange_id] = (step.envelope, trace_id)
             elif isinstance(step, RawSendStep):
-                session.send(step.payload, deadline, wire)
+                session.send(step.payload, deadline, wire, step.exchange_id)
             elif isinstance(step, ExpectStep):
                 answer, found = _expect(session, step, deadline, wire, comparer)
                 # later differences may only follow from the first failing step: say so
@@ -142,7 +146,9 @@ def _play(
     except TransportError as exc:
         reason = _describe(exc, timeout, deadline, overall_deadline)
         reason, stderr = session.end(reason, hung=isinstance(exc, TransportTimeout))
-        return _error(fixture, wire, reason, findings, stderr)
+        result = _error(fixture, wire, reason, findings, stderr)
+        result.not_run = reason.startswith(STOPPED)  # cut off by the run's bound: no verdict
+        return result
     except SessionError as exc:
         reason, stderr = exc.reason, exc.stderr
         if session.transport is not None:  # not ended yet (a start failure ends its process)
@@ -155,8 +161,16 @@ def _play(
     else:
         result = _finished(session, fixture, wire, findings)
     result.missing = missing_piece
-    session.served.append(result)
+    session.note_served(result)
     return result
+
+
+def _check_before_discard(session: SdkSession) -> None:
+    """A frame the host sent unasked before it is discarded is a second answer: its owner's."""
+    stray = session.late_frame(late_window(session))
+    if stray is not None and session.served:
+        earlier = owner(session, stray.ident, ()) or session.served[-1]
+        blame(earlier, stray, "before its host was discarded", session.stderr_tail())
 
 
 def _blamed_earlier(
@@ -165,7 +179,7 @@ def _blamed_earlier(
     """Whether `exc` is a stray copy of an earlier case's answer, now that case's error."""
     if not isinstance(exc, StrayAnswer):
         return False
-    earlier = owner(session.served, exc.ident, wire.records)
+    earlier = owner(session, exc.ident, wire.ids)
     if earlier is None:
         return False
     blame(earlier, exc, f"during case {fixture.id!r}", stderr)
@@ -244,7 +258,7 @@ def _answers(steps: Sequence[Step], index: int, exchange_id: str) -> bool:
 def _ask_trace(session: SdkSession, deadline: float, wire: WireLog) -> str:
     """Queue `conform.trace` (§12.4); the id its answer must carry."""
     ident = f"bench.effects#{next(_trace_ids)}"
-    session.send(_TRACE_TEMPLATE % ident.encode("ascii"), deadline, wire)
+    session.send(_TRACE_TEMPLATE % ident.encode("ascii"), deadline, wire, ident)
     return ident
 
 
@@ -301,7 +315,7 @@ def _describe(
     if isinstance(exc, TransportTimeout):
         if overall_deadline is not None and deadline >= overall_deadline:
             # the run's bound, not the case's, was in force
-            return "stopped: the --max-time bound for the whole run was reached during the case"
+            return f"{STOPPED} for the whole run was reached during the case"
         return f"hung: {exc.detail} (case timeout {timeout:g} s)"
     return f"{exc.reason}: {exc.detail}" if exc.detail != exc.reason else exc.reason
 
@@ -327,4 +341,5 @@ def _result(
         stderr_tail=stderr,
         wire=wire.records,
         started=wire.started,
+        exchange_ids=tuple(wire.ids),
     )

@@ -54,6 +54,9 @@ class CaseResult:
     #: The piece of the host contract the host lacks that this case needed (`conform.trace`,
     #: a control message kind), None when nothing was missing; reports group such cases.
     missing: str | None = None
+    #: The exchange ids the bench sent in this case (not reported): a stray frame carrying one
+    #: is this case's (`attribution`).
+    exchange_ids: tuple[str, ...] = ()
 
     @property
     def diff(self) -> str:
@@ -65,7 +68,10 @@ class CaseResult:
         return any(finding.kind == "invariant" for finding in self.findings)
 
     def fails_run(self, strict: bool, lenient: bool = False) -> bool:
-        return fails_run(self.outcome, self.level, strict, lenient, self.invariant_broken)
+        """A case not run keeps any run from passing, whatever its level: it has no verdict."""
+        return self.not_run or fails_run(
+            self.outcome, self.level, strict, lenient, self.invariant_broken
+        )
 
     def is_warning(self, strict: bool) -> bool:
         return is_warning(self.outcome, self.level, strict, self.invariant_broken)

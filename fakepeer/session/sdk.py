@@ -30,9 +30,17 @@ if TYPE_CHECKING:
     from fakepeer.session.results import CaseResult
 
 SHUTDOWN_WAIT_SECONDS = 1.0
-#: How long the bench listens after a session's last case for a frame nobody asked for (a
-#: second answer to that case) before it sends `conform.shutdown`.
-LATE_FRAME_WAIT_SECONDS = 0.2
+#: How long, at least, the bench listens after a session's last case for a frame nobody asked
+#: for (a second answer) before it sends `conform.shutdown`; `late_window` scales it up with
+#: the time the session's cases take, to at most LATE_FRAME_MAX_SECONDS.
+LATE_FRAME_WAIT_SECONDS = 0.5
+LATE_FRAME_MAX_SECONDS = 5.0
+#: The wait before a healthy host is discarded mid-run (a lifecycle restart, the fresh-process
+#: variant), at least and at most: a copy written with its answer is in the pipe by then.
+DISCARD_WAIT_SECONDS = 0.05
+DISCARD_WAIT_MAX_SECONDS = 0.25
+#: How many of the session's latest cases set the pace `late_window` scales with.
+PACE_CASES = 32
 #: After this many handshakes in a row fail, the SDK is declared unusable for the run.
 MAX_CONSECUTIVE_START_FAILURES = 2
 
@@ -139,9 +147,12 @@ class SdkSession:
         #: Set when a case sent its own `conform.register`; the next case registers again first.
         self.registration_dirty = False
         self._pending_reset: str | None = None
-        #: The cases the current process has finished, oldest first (filled by `run_case`):
-        #: a stray frame is matched against them. Emptied when a new process starts.
+        #: The cases the current process has finished, oldest first (filled by `run_case`).
+        #: Emptied when a new process starts.
         self.served: list[CaseResult] = []
+        #: Every exchange id the current process was sent, to the case that sent it (None when
+        #: several did): a stray frame finds its owner however far back (`attribution.owner`).
+        self.owners: dict[str, CaseResult | None] = {}
 
     # ----------------------------------------------------------------- life cycle
 
@@ -164,6 +175,7 @@ class SdkSession:
             raise SdkUnavailable(self._unavailable) from None
         self.starts += 1
         self.served = []
+        self.owners = {}
         try:
             self._handshake(deadline, wire)
         except (SessionError, TransportError) as exc:
@@ -258,6 +270,13 @@ class SdkSession:
             pass
         transport.close(wait=max(0.0, until - time.monotonic()))
 
+    def note_served(self, result: CaseResult) -> None:
+        """`result`'s case was served by the current process: index its exchange ids."""
+        self.served.append(result)
+        owners = self.owners
+        for ident in result.exchange_ids:
+            owners[ident] = result if owners.get(ident, result) is result else None
+
     def stderr_tail(self) -> str:
         return self.transport.stderr_tail() if self.transport is not None else ""
 
@@ -267,14 +286,23 @@ class SdkSession:
 
     # ----------------------------------------------------------------- frames
 
-    def send(self, payload: bytes, deadline: float | None, wire: WireLog | None = None) -> None:
+    def send(
+        self,
+        payload: bytes,
+        deadline: float | None,
+        wire: WireLog | None = None,
+        ident: str | None = None,
+    ) -> None:
         """Queue a frame; queued frames are written together before the next receive.
 
         A host serves one frame at a time in order (§12.1), so writing ahead is safe and saves
-        a round trip per case (the reset's ack is read when the script first reads).
+        a round trip per case (the reset's ack is read when the script first reads). `ident`,
+        the frame's exchange id, is noted in the case's wire log for attributing strays.
         """
         if wire is not None:
             wire.sent(payload)
+            if ident is not None:
+                wire.ids.append(ident)
         self._outbox.append(payload)
         if deadline is not None and (
             self._outbox_deadline is None or deadline < self._outbox_deadline
@@ -334,7 +362,7 @@ class SdkSession:
     ) -> tuple[str, dict]:
         """Send a bench request with a fresh id; return (id, the answer) after checking its id."""
         ident = self._next_id(kind)
-        self.send(encode_frame(kind, body, ident), deadline, wire)
+        self.send(encode_frame(kind, body, ident), deadline, wire, ident)
         return ident, self.expect_answer(ident, deadline, wire)
 
     def expect_answer(self, ident: str, deadline: float | None, wire: WireLog | None) -> dict:
@@ -353,7 +381,7 @@ class SdkSession:
     def reset(self, deadline: float | None, wire: WireLog | None = None) -> None:
         """Queue `conform.reset` before a case; its `conform.ack` is checked at the next receive."""
         ident = self._next_id("conform.reset")
-        self.send(_RESET_TEMPLATE % ident.encode("ascii"), deadline, wire)
+        self.send(_RESET_TEMPLATE % ident.encode("ascii"), deadline, wire, ident)
         self._pending_reset = ident
 
     # ----------------------------------------------------------------- handshake
@@ -381,7 +409,7 @@ class SdkSession:
             "capabilities": list(offered),
             "required_capabilities": [],
         }
-        self.send(encode_frame("register_ack", ack, ident), deadline, wire)
+        self.send(encode_frame("register_ack", ack, ident), deadline, wire, ident)
         outcome = self.expect_answer(ident, deadline, wire)
         status = (
             outcome.get("body", {}).get("status") if isinstance(outcome.get("body"), dict) else None
@@ -404,6 +432,17 @@ class SdkSession:
     def _next_id(self, kind: str) -> str:
         self._counter += 1
         return f"bench.{kind.removeprefix('conform.')}#{self._counter}"
+
+
+def late_window(session: SdkSession, *, at_end: bool = False) -> float:
+    """How long to listen for a late copy of an answer: four times the mean case of the
+    session's latest cases (a slow host's copy comes late too), within the bounds for the end
+    of a session (`at_end`) or for a discard mid-run."""
+    recent = session.served[-PACE_CASES:]
+    mean = sum(result.duration for result in recent) / len(recent) if recent else 0.0
+    if at_end:
+        return min(LATE_FRAME_MAX_SECONDS, max(LATE_FRAME_WAIT_SECONDS, 4.0 * mean))
+    return min(DISCARD_WAIT_MAX_SECONDS, max(DISCARD_WAIT_SECONDS, 4.0 * mean))
 
 
 def with_note(reason: str, note: str | None) -> str:

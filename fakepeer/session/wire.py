@@ -67,6 +67,9 @@ class WireLog:
 
     started: float = field(default_factory=time.monotonic)
     records: list[WireRecord] = field(default_factory=list)
+    #: The ids of the exchanges the bench opened or answered in this case (`SdkSession.send`):
+    #: a stray frame carrying one of them belongs to this case.
+    ids: list[str] = field(default_factory=list)
 
     def sent(self, payload: bytes) -> None:
         # the bench's own frames come from fixtures, which hold them anyway: kept whole

@@ -128,7 +128,9 @@ def apply(run: RunResult, known: KnownFailures) -> None:
         listed = known.for_sdk(sdk.label)
         entries = listed.entries if listed else {}
         for case in sdk.results:
-            case.outcome = apply_known_failure(case.raw_outcome, case.id in entries)
+            # a case not run (or that the bench failed on) did not fail for its listed reason
+            listed_here = case.id in entries and not (case.not_run or case.internal)
+            case.outcome = apply_known_failure(case.raw_outcome, listed_here)
 
 
 def is_listed(known: KnownFailures, label: str, ident: str) -> bool:
@@ -216,7 +218,10 @@ def _updated(listed: KnownList, runs: list[SdkRun], loaded: set[str]) -> dict[st
     ran = {case.id: case for sdk in runs for case in sdk.results}
     entries = {i: reason for i, reason in listed.entries.items() if i in loaded and i not in ran}
     for ident, case in ran.items():
-        if case.raw_outcome in FAILING:
+        if case.not_run or case.internal:  # no verdict: the entry stays as it was
+            if ident in listed.entries:
+                entries[ident] = listed.entries[ident]
+        elif case.raw_outcome in FAILING:
             entries[ident] = listed.entries.get(ident) or finding_of(case)
     return entries
 
@@ -239,6 +244,7 @@ def failures_of(run: RunResult) -> dict[str, dict[str, str]]:
             case.id: finding_of(case)
             for case in sdk.results
             if case.raw_outcome in (Outcome.FAIL, Outcome.ERROR)
+            and not (case.not_run or case.internal)  # no verdict, never a failure
         }
     return sections
 

@@ -24,7 +24,7 @@ from fakepeer.session.attribution import blame, owner
 from fakepeer.session.case import run_case
 from fakepeer.session.outcomes import Outcome
 from fakepeer.session.results import CaseResult, RunResult, SdkRun, trim_result
-from fakepeer.session.sdk import SdkSession
+from fakepeer.session.sdk import SdkSession, late_window
 from fakepeer.session.targets import SdkTarget
 from fakepeer.suite.order import play_order
 
@@ -237,7 +237,7 @@ def _work(shared: _Shared) -> None:
     recent: deque[CaseResult] = deque()
     try:
         _serve(session, shared, recent)
-        _check_late_frame(session)
+        check_late_frame(session)
     except Exception as exc:  # noqa: BLE001 - a bench bug outside any case: the cases it
         if not shared.stop.is_set():  # leaves are accounted for as internal errors
             shared.failure = f"a worker failed: {_where(exc)}"
@@ -256,6 +256,7 @@ def _serve(session: SdkSession, shared: _Shared, recent: deque[CaseResult]) -> N
             break
         if overall is not None and time.monotonic() >= overall:
             result = _not_run(fixture, f"not run: --max-time of {options.max_time:g} s exceeded")
+            result.not_run = True
         elif shared.budget.spent():
             result = _not_run(fixture, f"not run: --maxfail {options.max_failures} reached")
             result.not_run = True
@@ -314,12 +315,12 @@ def _forget_wire(result: CaseResult) -> None:
         result.wire = []
 
 
-def _check_late_frame(session: SdkSession) -> None:
+def check_late_frame(session: SdkSession) -> None:
     """A frame after the session's last case is a second answer: blame the case it answers."""
-    stray = session.late_frame()
+    stray = session.late_frame(late_window(session, at_end=True))
     if stray is None or not session.served:
         return
-    earlier = owner(session.served, stray.ident, []) or session.served[-1]
+    earlier = owner(session, stray.ident, ()) or session.served[-1]
     blame(earlier, stray, "after the session's last case", session.stderr_tail())
 
 

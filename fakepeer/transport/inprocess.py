@@ -7,12 +7,16 @@ binary stream: `read(n)` returns up to n bytes, b"" at end of input) and writes 
 thread; the bench talks to it through two in-memory pipes, so the fixtures, the session and
 every check run unchanged. What it cannot do that a process can: be killed. A host that hangs
 is abandoned on its (daemon) thread once the case times out; its pipes are closed so it ends
-at its next read or write.
+at its next read or write. It runs with the bench's authority: `sys.exit` and `SystemExit` (at
+import or in the function) and `os._exit` on its threads end the host, not the bench; threads it
+leaves running do not keep the bench alive (`cli.entry`); what no thread can stop (`os.kill` of
+the bench, `os.abort`, native code holding the interpreter) is the host's to avoid.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 import threading
 import time
@@ -52,8 +56,11 @@ def load_host(spec: str) -> HostFunction:
             sys.path.insert(0, str(folder))
     try:
         module = importlib.import_module(module_name)
-    except Exception as exc:  # noqa: BLE001 - any import failure is the host's, said in one line
-        raise PythonHostError(f"--sdk {spec!r}: cannot import {module_name}: {exc}") from None
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - SystemExit included: the host's, in one line
+        what = f"it exited ({exc.code!r})" if isinstance(exc, SystemExit) else str(exc)
+        raise PythonHostError(f"--sdk {spec!r}: cannot import {module_name}: {what}") from None
     function = getattr(module, function_name, None)
     if not callable(function):
         raise PythonHostError(f"--sdk {spec!r}: {module_name} has no function {function_name}")
@@ -116,10 +123,11 @@ class InProcessTransport(Transport):
         self._thread = _start_thread(lambda: self._serve(host), name)
 
     def _serve(self, host: HostFunction) -> None:
+        _guard_exit()
         try:
             status = host(self._to_host, self._from_host)  # type: ignore[arg-type]
             self._status = 0 if status is None else int(status)
-        except Exception as exc:  # noqa: BLE001 - the host's crash, reported as its stderr
+        except BaseException as exc:  # noqa: BLE001 - the host's crash (or exit), as its stderr
             self._failure = f"{type(exc).__name__}: {exc}"
             self.stderr.write(f"the host function raised {self._failure}\n".encode())
             self._status = 1
@@ -196,3 +204,41 @@ def _start_thread(target: Callable[[], None], name: str) -> threading.Thread:
 
 
 _STACK_LOCK = threading.Lock()
+_REAL_EXIT = os._exit
+
+
+class HostExited(SystemExit):
+    """`os._exit` called on a thread other than the bench's main one: only that thread ends."""
+
+
+def _guarded_exit(status: int) -> None:
+    """`os._exit` while in-process hosts run: from the main thread, the real one; from any
+    other thread (a host's, or one it started) it ends that thread only, so a host cannot end
+    the bench, with status 0 and no report. (`os.kill(os.getpid(), ...)`, `os.abort()` and
+    code that blocks the interpreter are beyond this: an in-process host runs with the bench's
+    own authority.)"""
+    if threading.current_thread() is threading.main_thread():
+        _REAL_EXIT(status)
+    raise HostExited(status)
+
+
+def _guard_exit() -> None:
+    os._exit = _guarded_exit  # type: ignore[assignment]
+    if threading.excepthook is not _thread_ended:
+        _HOOKS.append(threading.excepthook)
+        threading.excepthook = _thread_ended
+
+
+_HOOKS: list = []
+
+
+def _thread_ended(args: threading.ExceptHookArgs) -> None:
+    """A thread the guard ended is said in one line; anything else as before."""
+    if isinstance(args.exc_value, HostExited):
+        name = args.thread.name if args.thread is not None else "?"
+        sys.stderr.write(
+            f"ryusen-conform: thread {name} of an in-process host called "
+            f"os._exit({args.exc_value.code}): only that thread ended\n"
+        )
+        return
+    _HOOKS[0](args)

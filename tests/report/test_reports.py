@@ -22,6 +22,7 @@ from fakepeer.report import (
     to_markdown,
     write_document,
 )
+from fakepeer.report.document import selection_of
 from fakepeer.session.wire import REPORTED_PAYLOAD_BYTES, WireRecord
 from fakepeer.suite import RunOptions, known_failures, run_suite
 from fakepeer.suite.known_failures import KnownList
@@ -126,17 +127,21 @@ def test_console_tables_and_details(run_result) -> None:
     assert '/body/value/v: expected "hi", got "surprise"' in text
 
 
-def _shard_report(tmp_path: Path, name: str, run_ids: list[str]) -> Path:
+def _shard_report(
+    tmp_path: Path, name: str, run_ids: list[str], whole: list[str] | None = None
+) -> Path:
     fixtures = [echo_scenario(run_id).build() for run_id in run_ids]
     result = run_suite([MockSdk().target("mock-sdk")], fixtures, RunOptions())
     path = tmp_path / name
-    write_document(to_document(result, RunInfo(shard=name)), path)
+    selection = selection_of(f"t.{run_id}" for run_id in whole or run_ids)
+    write_document(to_document(result, RunInfo(shard=name, selection=selection)), path)
     return path
 
 
 def test_merge_combines_shards(tmp_path: Path) -> None:
-    first = _shard_report(tmp_path, "1.json", ["ok", "wrong-value"])
-    second = _shard_report(tmp_path, "2.json", ["echo"])
+    whole = ["ok", "wrong-value", "echo"]
+    first = _shard_report(tmp_path, "1.json", ["ok", "wrong-value"], whole)
+    second = _shard_report(tmp_path, "2.json", ["echo"], whole)
     merged = merge_documents([second, first]).run
     assert [case.id for case in merged.sdks[0].results] == ["t.echo", "t.ok", "t.wrong-value"]
     assert merged.exit_status() == 1

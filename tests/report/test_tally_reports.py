@@ -30,6 +30,7 @@ from fakepeer.report import (
     to_markdown,
     write_document,
 )
+from fakepeer.report.document import selection_of
 from fakepeer.session.outcomes import summary_line
 from fakepeer.session.wire import REPORTED_PAYLOAD_BYTES, WireRecord
 from fakepeer.suite import RunOptions, run_suite
@@ -254,7 +255,9 @@ def _shard_documents(tmp_path: Path, fixtures, info) -> list[Path]:
         targets = [MockSdk().target("sdk-a"), DivergentSdk(["compensation"]).target("sdk-b")]
         run = run_suite(targets, part, RunOptions())
         path = tmp_path / f"shard{number}.json"
-        write_document(to_document(run, RunInfo(shard=f"{number}/2", catalog=info.catalog)), path)
+        selection = selection_of(fixture.id for fixture in ordered)
+        info_of_shard = RunInfo(shard=f"{number}/2", catalog=info.catalog, selection=selection)
+        write_document(to_document(run, info_of_shard), path)
         paths.append(path)
     return paths
 

@@ -119,11 +119,15 @@ def test_an_extra_copy_within_the_case_is_still_that_cases_error() -> None:
 
 def test_an_id_claimed_by_several_earlier_cases_blames_none_of_them() -> None:
     served = [_run(SdkSession(MockSdk().factory), "ok", "t.a") for _ in range(2)]
-    current = _run(SdkSession(MockSdk().factory), "ok", "t.b").wire
-    assert owner(served, "t.a#1", current) is None
-    assert owner(served[:1], "t.a#1", current) is served[0]
-    assert owner(served[:1], "t.b#1", current) is None, "the current case's own id"
-    assert owner(served[:1], 7, current) is None
+    current = _run(SdkSession(MockSdk().factory), "ok", "t.b").exchange_ids
+    both, one = SdkSession(MockSdk().factory), SdkSession(MockSdk().factory)
+    for result in served:
+        both.note_served(result)
+    one.note_served(served[0])
+    assert owner(both, "t.a#1", current) is None
+    assert owner(one, "t.a#1", current) is served[0]
+    assert owner(one, "t.b#1", current) is None, "the current case's own id"
+    assert owner(one, 7, current) is None
 
 
 def test_ids_are_read_from_the_frames_a_case_sent() -> None:
