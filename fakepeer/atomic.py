@@ -9,7 +9,9 @@ atomic rename on POSIX). Every writer of the tool goes through this module.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,9 +35,18 @@ def replacing(path: Path) -> Iterator[IO[bytes]]:
 
     For writers that stream (a large report): nothing of `path` changes until the end, and an
     error or interruption inside the block leaves the old file and no temporary file behind.
+    The path the user named is honoured, never replaced by a regular file: a symbolic link is
+    written through (its target replaced atomically), and a device node or a FIFO is written
+    to as it is (no atomicity is possible there; a FIFO no process reads is refused).
     """
     path = Path(path)
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
     check_writable(path)
+    if _is_special(path):
+        with _written_through(path) as stream:
+            yield stream
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -51,13 +62,48 @@ def replacing(path: Path) -> Iterator[IO[bytes]]:
         raise
 
 
+def _is_special(path: Path) -> bool:
+    """A device node, FIFO or socket: written through, never replaced."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+@contextlib.contextmanager
+def _written_through(path: Path) -> Iterator[IO[bytes]]:
+    """A stream onto the special file itself (opened without waiting: a FIFO needs a reader)."""
+    if stat.S_ISSOCK(os.stat(path).st_mode):
+        raise OSError(f"{path} is a socket, not a file")
+    try:
+        handle = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise OSError(f"{path} is a FIFO that no process reads") from None
+        raise
+    os.set_blocking(handle, True)
+    with os.fdopen(handle, "wb") as stream:
+        yield stream
+        stream.flush()
+
+
 def check_writable(path: Path) -> None:
     """Raise OSError (one line, naming the path) unless `path` could be written now.
 
     Checked before a run starts, so an unwritable report path costs no results: the path must
-    not be a folder, and its nearest existing ancestor must be a writable folder.
+    not be a folder, and its nearest existing ancestor must be a writable folder (a special
+    file, written through, must be writable itself; a symbolic link is judged by its target).
     """
     path = Path(path)
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
+    if _is_special(path):
+        if not os.access(path, os.W_OK):
+            raise PermissionError(f"{path} is not writable")
+        if stat.S_ISSOCK(os.stat(path).st_mode):
+            raise OSError(f"{path} is a socket, not a file")
+        return
     if path.is_dir():
         raise IsADirectoryError(f"{path} is a folder, not a file")
     ancestor = path.parent

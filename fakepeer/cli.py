@@ -468,7 +468,6 @@ def run(
     known_lists.apply(result, known)
     if not update_failures:
         result.list_problems = known_lists.problems(known, corpus_ids)
-    print_run(console, result)
     whole = selected if parsed_shard is None else with_variants(unsharded, chosen_variants)
     info = RunInfo(
         shard=str(parsed_shard) if parsed_shard else None,
@@ -477,7 +476,7 @@ def run(
         selection=selection_of(fixture.id for fixture in whole),
         corpus=version.to_json() if version else None,
     )
-    _write_reports(to_document(result, info), reports, console)
+    _show_run(console, result, _write_reports(to_document(result, info), reports))
     if update_failures and not result.interrupted:
         _update_failures(result, known, corpus_ids, console)
     if write_failures is not None and not result.interrupted:
@@ -577,8 +576,11 @@ def _read_known(specs: list[str], labels: list[str]) -> known_lists.KnownFailure
         raise UsageProblem(str(exc)) from None
 
 
-def _write_reports(document: dict, paths: dict[str, Path], console) -> None:
-    """The one output loop of `run` and `merge`: every asked-for format, from the document."""
+def _write_reports(document: dict, paths: dict[str, Path]) -> tuple[list[str], list[str]]:
+    """The one output loop of `run` and `merge`: every asked-for format, from the document,
+    written before anything else is printed (a console that fails cannot cost a report).
+    Returns what was written and what could not be, as lines to print."""
+    wrote, failed = [], []
     for reporter in reporters():
         path = paths.get(reporter.name)
         if path is None:
@@ -586,8 +588,21 @@ def _write_reports(document: dict, paths: dict[str, Path], console) -> None:
         try:
             reporter.write(document, path)
         except OSError as exc:
-            raise UsageProblem(f"cannot write {reporter.noun} to {path}: {exc}") from None
-        console.print(f"wrote {reporter.noun} to {path}", markup=False)
+            failed.append(f"cannot write {reporter.noun} to {path}: {exc}")
+            continue
+        wrote.append(f"wrote {reporter.noun} to {path}")
+    return wrote, failed
+
+
+def _show_run(console, result: RunResult, written: tuple[list[str], list[str]]) -> None:
+    """The console's account of a run whose reports are written; a report that could not be
+    written is then the usage error (exit 2) it always was."""
+    print_run(console, result)
+    wrote, failed = written
+    for line in wrote:
+        console.print(line, markup=False)
+    if failed:
+        raise UsageProblem("; ".join(failed))
 
 
 def _update_failures(
@@ -709,9 +724,8 @@ def merge(
         raise UsageProblem(str(exc)) from None
     result = merged.run
     result.strict = result.strict or strict
-    print_run(console, result)
     info = RunInfo(catalog=merged.catalog, selection=merged.selection, corpus=merged.corpus)
-    _write_reports(to_document(result, info), reports, console)
+    _show_run(console, result, _write_reports(to_document(result, info), reports))
     worst = max(merged.shard_statuses.values(), default=0)
     if worst > result.exit_status():
         for path, status in merged.shard_statuses.items():
@@ -769,6 +783,9 @@ def main(argv: list[str] | None = None) -> int:
         status = EXIT_INTERRUPTED
     finally:
         close_all()
+    error = getattr(sys.stdout, "error", None)
+    if error is not None:
+        _say(f"standard output failed ({error}): the console output is lost, not the reports")
     return int(status)
 
 
