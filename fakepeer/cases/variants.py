@@ -192,7 +192,7 @@ def _own_ids(
                 if _crosses_limit(step, payload):
                     return None
                 ident = names.get(step.exchange_id, step.exchange_id)
-                step = replace(step, envelope=envelope, payload=payload, exchange_id=ident)
+                step = replace(step, envelope=envelope, prepared=payload, exchange_id=ident)
         elif isinstance(step, ExpectStep):
             ident = names.get(step.exchange_id, step.exchange_id)
             step = replace(step, body=_renamed(step.body, names), exchange_id=ident)
