@@ -26,7 +26,13 @@ DECLARED_WAIT = {
 def _problems(tmp_path: Path, document: dict) -> list[str]:
     write_fixture(tmp_path, document)
     _, problems = validate_paths([tmp_path])
-    return [f"{problem.pointer}: {problem.message}" for problem in problems]
+    # these documents break a message schema on purpose; what the oracle makes of their answer
+    # is tested in tests/oracle, so only the schema problems are counted here
+    return [
+        f"{problem.pointer}: {problem.message}"
+        for problem in problems
+        if "the oracle disagrees" not in problem.message
+    ]
 
 
 def _expect(document: dict, kind: str, body: dict, **extra: object) -> dict:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from fakepeer.protocol.messages import encode_envelope
+from fakepeer.protocol.version import PROTOCOL_VERSION
 from fakepeer.server.host import InvokeEncoder
 
 
@@ -28,7 +29,7 @@ def _body(history: list[dict], run_input: dict) -> dict:
 
 
 def _envelope(ident: str, body: dict) -> dict:
-    return {"version": "1.0", "kind": "invoke", "id": ident, "body": body}
+    return {"version": PROTOCOL_VERSION, "kind": "invoke", "id": ident, "body": body}
 
 
 def test_frames_are_byte_for_byte_those_of_the_plain_encoder() -> None:
