@@ -938,13 +938,8 @@ class ModelServer:
         self._discovering.discard(run.run_id)
         self._discover(run)
 
-    def _redeliver(self, run: RunState, mode: str, body: dict) -> None:
-        """The same request delivered again after its answer was applied: the history it was
-        sent with, the same target and fencing generation. A targeted answer to it is stale
-        and settles nothing; a discovery's declaration is a repeated one (D-STALE-ANSWER)."""
-        if run.terminal:
-            return
-        target = body.get("target")
+    def _invoke_entry(self, run: RunState, mode: str, target: dict | None) -> Entry:
+        """The timeline entry of one invoke about to be sent (counted as an invocation)."""
         entry = Entry(
             self.clock.elapsed_ms,
             self.aliases[run.run_id],
@@ -957,6 +952,16 @@ class ModelServer:
         )
         self.timeline.add(entry)
         self.invocations += 1
+        return entry
+
+    def _redeliver(self, run: RunState, mode: str, body: dict) -> None:
+        """The same request delivered again after its answer was applied: the history it was
+        sent with, the same target and fencing generation. A targeted answer to it is stale
+        and settles nothing; a discovery's declaration is a repeated one (D-STALE-ANSWER)."""
+        if run.terminal:
+            return
+        target = body.get("target")
+        entry = self._invoke_entry(run, mode, target)
         answer, _ = self.link.invoke(body, None)
         if self.trace:
             entry.trace = self.link.trace()
@@ -1045,18 +1050,7 @@ class ModelServer:
         if worker is not None and worker.instance_id in self.phantoms:
             return self._offered_to_phantom(run, mode, target, worker), None
         fault = self._fault_for(run, mode, target)
-        entry = Entry(
-            self.clock.elapsed_ms,
-            self.aliases[run.run_id],
-            "invoke",
-            mode=mode,
-            step=target["step_id"] if target else None,
-            attempt=target["attempt"] if target else None,
-            operation_id=target["operation_id"] if target else None,
-            fencing_generation=target["fencing_generation"] if target else None,
-        )
-        self.timeline.add(entry)
-        self.invocations += 1
+        entry = self._invoke_entry(run, mode, target)
         if fault == "restart":
             self.link.restart()
             self._note(run, "host restarted")

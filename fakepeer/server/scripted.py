@@ -13,17 +13,11 @@ from typing import Any
 
 from fakepeer.protocol.manifest import ManifestStore, contents_bytes
 from fakepeer.protocol.messages import CONFORM_SCOPE
+from fakepeer.protocol.version import CAPABILITIES as PROTOCOL_CAPABILITIES
 from fakepeer.protocol.version import PROTOCOL_VERSION
 
 #: Every §7.3 capability: a scripted host can replay any history.
-CAPABILITIES = [
-    "child_invocations",
-    "compensation",
-    "event_emission",
-    "event_waits",
-    "json_convenience",
-    "timers",
-]
+CAPABILITIES = list(PROTOCOL_CAPABILITIES)
 CONTRACT = {"protocol_major": 1, "value_codec": "ryusen.tagged/1", "capabilities": CAPABILITIES}
 
 
