@@ -54,12 +54,19 @@ FAULTS = (
     "unsigned",
     "bad_signature",
     "altered",
+    "altered_leading",
     "stale",
     "future",
+    "future_near",
     "replay",
     "new_connection",
+    "wrong_content_type",
     "oversized",
+    "oversized_wrapping",
 )
+#: How far ahead `future_near` signs: just past the window (D-HTTP-AUTH), with a margin for
+#: the second the timestamp is truncated to and the time the request takes.
+FUTURE_NEAR_SECONDS = 330
 #: Faults of the model server (lifecycle `http_502`, ...): the request reaches the endpoint and
 #: is answered, but what comes back is a generic status, a timeout or a reset (D-HTTP-STATUS).
 INJECTED = {
@@ -195,7 +202,10 @@ class HttpTransport(Transport):
         fault = getattr(payload, "fault", None)
         body = bytes(payload)
         if fault == "oversized":
-            return self._oversized(body, deadline)
+            return self._oversized(body, deadline, MAX_FRAME_BYTES + 1)
+        if fault == "oversized_wrapping":
+            # 4 GiB more than is sent: a length kept in 32 bits reads exactly the payload
+            return self._oversized(body, deadline, 2**32 + len(body))
         if fault in INJECTED:
             withheld = self._exchange(body, deadline)
             self._drop_connection()  # a new connection next, as after a real failure
@@ -203,6 +213,10 @@ class HttpTransport(Transport):
         headers = self._headers(body, fault)
         if fault == "altered":
             body += b" "  # still the same JSON document: only the signature can tell
+        elif fault == "altered_leading":
+            body = b"\n" + body  # the same document again, changed at its other end
+        if fault == "wrong_content_type":
+            headers["Content-Type"] = "text/plain"
         if fault in ("replay", "new_connection"):
             self._drop_connection()
         connection = self._connect(deadline)
@@ -233,6 +247,8 @@ class HttpTransport(Transport):
             now -= 2 * httpauth.REPLAY_WINDOW_SECONDS
         elif fault == "future":
             now += 2 * httpauth.REPLAY_WINDOW_SECONDS
+        elif fault == "future_near":
+            now += FUTURE_NEAR_SECONDS
         secret = httpauth.new_secret() if fault == "bad_signature" else self.secret
         signed = httpauth.headers(secret, now, body)
         if fault is None or fault == "new_connection":
@@ -241,14 +257,13 @@ class HttpTransport(Transport):
             self._signed[body] = signed
         return {**headers, **signed}
 
-    def _oversized(self, body: bytes, deadline: float | None) -> bytes | None:
-        """Announce a body one byte over the limit, send only `body`, read the answer.
+    def _oversized(self, body: bytes, deadline: float | None, announced: int) -> bytes | None:
+        """Announce a body of `announced` bytes (over the limit), send only `body`, read the answer.
 
         The endpoint must answer from the announced length alone (D-HTTP-LIMITS), without
         waiting for bytes that never come; the connection is not reused.
         """
         self._drop_connection()
-        announced = MAX_FRAME_BYTES + 1
         head = (
             f"POST {self.path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
             f"Content-Type: application/json\r\nContent-Length: {announced}\r\n\r\n"

@@ -226,6 +226,37 @@ def test_requests_are_signed_and_faults_break_exactly_one_thing(serve) -> None:
     assert replay[2] != fresh[2]
 
 
+def test_second_fixture_faults_break_exactly_one_thing(serve) -> None:
+    """The faults the second HTTP fixtures use: each changes only what docs/fixtures.md names."""
+    server = serve(_ok)
+    secret = httpauth.new_secret()
+    transport = HttpTransport(server.url, secret=secret)
+    for fault in ("altered_leading", "future_near", "wrong_content_type"):
+        transport.send(HttpPayload(b"plain", fault))
+    for _ in range(3):
+        transport.receive(_soon())
+    leading, near, typed = server.requests
+    assert leading[1] == b"\nplain" and _valid(secret, leading[0], b"plain")
+    ahead = int(near[0][httpauth.TIMESTAMP_HEADER]) - time.time()
+    assert httpauth.REPLAY_WINDOW_SECONDS + 20 <= ahead <= httpauth.REPLAY_WINDOW_SECONDS + 31
+    assert _valid(secret, near[0], near[1])
+    assert typed[0]["Content-Type"] == "text/plain" and _valid(secret, typed[0], typed[1])
+
+
+def test_oversized_wrapping_fault_announces_four_gib_more_than_it_sends(serve) -> None:
+    seen: list[str] = []
+
+    def reply(handler: BaseHTTPRequestHandler, body: bytes) -> None:
+        seen.append(handler.headers["Content-Length"])
+        handler.close_connection = True
+        _answer(handler, 200, ENVELOPE, extra={"Connection": "close"})
+
+    transport = HttpTransport(serve(reply).url)
+    transport.send(HttpPayload(b"{}", "oversized_wrapping"))
+    assert transport.receive(_soon()) == ENVELOPE
+    assert seen == [str(2**32 + 2)] and (2**32 + 2) % 2**32 == len(b"{}")
+
+
 def test_oversized_fault_announces_one_byte_over_the_limit(serve) -> None:
     seen: list[str] = []
 
