@@ -16,6 +16,11 @@ A kill must stand on its own and fail a CI gate (issue 20):
 - **Through the gate.** A failure that does not fail the run (a `recommended` fixture whose own
   expectation differs, with no broken invariant) is a warning, not a kill: a mutant only such
   warnings catch *survives the gate* and is reported as surviving.
+- **Recommended behaviour only.** A mutant whose catalog entry names a decision under
+  `recommended_only` breaks only what the corpus checks at the `recommended` level (the server
+  could tolerate either answer, docs/fixtures.md "Levels"). It is by design no gate failure: it
+  is reported in a section of its own, and counts as caught when at least two recommended
+  fixtures catch it as a warning, alone; with fewer it survives.
 
 Regenerate `tests/mutants/KILL_MATRIX.md` from the repository root with:
 
@@ -60,6 +65,9 @@ BASELINES = {
     "python-http": HTTP_BASELINE,
     "node-http": NODE_HTTP_BASELINE,
 }
+#: How many fixtures must catch a mutant, alone: as kills, or as warnings for a mutant that
+#: breaks recommended behaviour only.
+ENOUGH_CATCHERS = 2
 #: Seconds per case: the reference answers in milliseconds; a mutant that hangs costs this much.
 CASE_TIMEOUT = 3.0
 FAILING = (Outcome.FAIL, Outcome.ERROR)
@@ -82,10 +90,34 @@ class KillMatrix:
     warnings: dict[str, list[str]] = field(default_factory=dict)
     #: Seconds of the shared-session stage and of the isolation stage, and pairs re-checked.
     stages: dict[str, float] = field(default_factory=dict)
+    #: Mutants that break recommended behaviour only -> the decision that makes it recommended.
+    recommended_only: dict[str, str] = field(default_factory=dict)
+
+    def caught_as_designed(self, name: str) -> bool:
+        """A recommended-only mutant no fixture kills that enough recommended fixtures catch
+        as a warning, alone: caught, by design not a gate failure."""
+        return (
+            name in self.recommended_only
+            and not self.kills.get(name)
+            and len(self.warnings.get(name, ())) >= ENOUGH_CATCHERS
+        )
 
     def survivors(self) -> list[str]:
-        """Mutants no fixture killed (alone, failing the run): they pass a CI gate."""
-        return [name for name, killers in self.kills.items() if not killers]
+        """Mutants no fixture killed (alone, failing the run): they pass a CI gate. A mutant
+        that breaks recommended behaviour only is no survivor when it is caught as designed."""
+        return [
+            name
+            for name, killers in self.kills.items()
+            if not killers and not self.caught_as_designed(name)
+        ]
+
+    def thin(self) -> list[str]:
+        """Mutants caught by fewer than two fixtures alone (kills, or designed warnings)."""
+        return [
+            name
+            for name, killers in self.kills.items()
+            if len(killers) < ENOUGH_CATCHERS and not self.caught_as_designed(name)
+        ]
 
     def idle_fixtures(self) -> list[str]:
         """Fixtures passing at every baseline that killed no mutant."""
@@ -110,6 +142,16 @@ def sdk_of(name: str) -> str:
 def fault_of(name: str) -> str:
     """What the mutant breaks."""
     return NODE_MUTANTS[name] if name.startswith(NODE_PREFIX) else MUTANTS[name].fault
+
+
+def recommended_only_of(names: Iterable[str]) -> dict[str, str]:
+    """The mutants among `names` that break recommended behaviour only, with the decision."""
+    found = {}
+    for name in names:
+        mutant = MUTANTS.get(name)
+        if mutant is not None and mutant.recommended_only:
+            found[name] = mutant.recommended_only
+    return found
 
 
 def host_argv(name: str) -> list[str]:
@@ -256,6 +298,7 @@ def build_kill_matrix(
         unapplicable=unapplicable,
         needs_neighbours=neighbours,
         warnings=warnings,
+        recommended_only=recommended_only_of(chosen),
         stages={
             "shared_seconds": shared_done - started,
             "isolation_seconds": finished - shared_done,
@@ -276,12 +319,21 @@ def render_text(matrix: KillMatrix) -> str:
         killers = matrix.kills[name]
         shown = ", ".join(killers[:4]) + (", ..." if len(killers) > 4 else "")
         apart = _apart(matrix, name)
+        if matrix.caught_as_designed(name):
+            shown = f"recommended only ({matrix.recommended_only[name]}): " + _as_designed(
+                matrix, name
+            )
         lines.append(f"  {name:<{width}}  {len(killers):>3}  {shown or 'SURVIVED'}{apart}")
     for name, reason in sorted(matrix.unapplicable.items()):
         lines.append(f"  {name:<{width}}  patch does not apply: {reason}")
     lines.append(f"fixtures that kill no mutant: {len(matrix.idle_fixtures())}")
     lines.append(_timing(matrix))
     return "\n".join(lines)
+
+
+def _as_designed(matrix: KillMatrix, name: str) -> str:
+    count = len(matrix.warnings.get(name, ()))
+    return f"caught as a warning by {count} fixtures, by design not a gate failure"
 
 
 def _apart(matrix: KillMatrix, name: str) -> str:
@@ -320,12 +372,16 @@ def render_markdown(matrix: KillMatrix) -> str:
         "unpatched baseline of the same SDK (the same wrapper host with `none`). The corpus first",
         "runs against each mutant in one shared session; each fixture that failed there is then",
         "played alone; one that failed only after its neighbours, or only as a warning, is listed",
-        "apart and is no kill. A mutant no fixture kills so survives a CI gate.",
+        "apart and is no kill. A mutant no fixture kills so survives a CI gate, except one whose",
+        "catalog entry says it breaks recommended behaviour only (a decision where the server",
+        "could tolerate either answer): it is listed in a section of its own and counts as caught",
+        "when at least two recommended fixtures catch it as a warning, alone.",
         "",
         f"{len(matrix.kills)} mutants, {len(matrix.fixtures)} fixtures, "
         f"{len(matrix.survivors())} surviving mutants; "
-        f"{sum(1 for k in matrix.kills.values() if len(k) < 2)} killed by fewer than two "
-        "fixtures in isolation.",
+        f"{len(matrix.thin())} caught by fewer than two fixtures in isolation; "
+        f"{sum(1 for name in matrix.kills if matrix.caught_as_designed(name))} "
+        "fault(s) in recommended behaviour only, caught as warnings by design.",
         "",
         f"Regeneration: {_timing(matrix)} (2 jobs).",
         "",
@@ -336,7 +392,33 @@ def render_markdown(matrix: KillMatrix) -> str:
         killers = matrix.kills[name]
         fault = fault_of(name).replace("|", "\\|")
         listed = ", ".join(f"`{k}`" for k in killers) or "**survived**"
+        if matrix.caught_as_designed(name):
+            listed = "recommended behaviour only: see below"
         out.append(f"| `{name}` | {sdk_of(name)} | {fault} | {len(killers)} | {listed} |")
+    designed = [name for name in in_catalog_order(matrix.kills) if name in matrix.recommended_only]
+    if designed:
+        out += [
+            "",
+            "## Faults in recommended behaviour only",
+            "",
+            "Each breaks only what the corpus checks at the `recommended` level, for the decision",
+            'named (the server could tolerate either answer; docs/fixtures.md "Levels"), so no',
+            "fixture fails the run against it: it needs at least two recommended fixtures that",
+            "catch it as a warning, alone, or it is counted as surviving.",
+            "",
+            "| mutant | decision | verdict | fixtures that caught it (alone, as a warning) |",
+            "|---|---|---|---|",
+        ]
+        for name in designed:
+            if matrix.caught_as_designed(name):
+                verdict = "fault in recommended behaviour only: " + _as_designed(matrix, name)
+            elif matrix.kills.get(name):
+                verdict = "killed by a required fixture: remove `recommended_only` from its entry"
+            else:
+                verdict = "**survived**: fewer than two recommended fixtures catch it"
+            warned = ", ".join(f"`{k}`" for k in matrix.warnings.get(name, ())) or "-"
+            decision = matrix.recommended_only[name]
+            out.append(f"| `{name}` | {decision} | {verdict} | {warned} |")
     apart = [name for name in in_catalog_order(matrix.kills) if _apart(matrix, name)]
     if apart:
         out += [

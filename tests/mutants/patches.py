@@ -24,23 +24,32 @@ SDK_PACKAGES = ("ryusen_sdk", "conform_host")
 
 @dataclass(frozen=True)
 class Mutant:
-    """One deliberate fault: its name, what it breaks (for the kill matrix) and the patch."""
+    """One deliberate fault: its name, what it breaks (for the kill matrix) and the patch.
+
+    `recommended_only` names the decision (docs/decisions.md) when the fault breaks only
+    behaviour the corpus checks at the `recommended` level (the server could tolerate either
+    answer): such a mutant is caught as a warning, by design not a gate failure, and the kill
+    matrix reports it apart, requiring two recommended fixtures to catch it.
+    """
 
     name: str
     fault: str
     apply: Callable[[], None]
+    recommended_only: str | None = None
 
 
 MUTANTS: dict[str, Mutant] = {}
 
 
-def mutant(name: str, fault: str) -> Callable[[Callable[[], None]], Callable[[], None]]:
-    """Register a patch function under `name`."""
+def mutant(
+    name: str, fault: str, recommended_only: str | None = None
+) -> Callable[[Callable[[], None]], Callable[[], None]]:
+    """Register a patch function under `name` (`recommended_only`: see `Mutant`)."""
 
     def register(apply: Callable[[], None]) -> Callable[[], None]:
         if name in MUTANTS:
             raise ValueError(f"mutant {name!r} is defined twice")
-        MUTANTS[name] = Mutant(name, fault, apply)
+        MUTANTS[name] = Mutant(name, fault, apply, recommended_only)
         return apply
 
     return register
@@ -2342,7 +2351,14 @@ def _worker_kinds_receivable() -> None:
     replace_everywhere(decode, decode_any_kind)
 
 
-@mutant("out-of-turn-answers-dropped", "a server answer with no request open is dropped silently")
+@mutant(
+    "out-of-turn-answers-dropped",
+    "a server answer with no request open is dropped silently",
+    # A correct server never sends such a frame and acts on no answer to it; the SDK takes
+    # nothing from it (nothing is registered or activated), so dropping it changes no state the
+    # server reads. RFD 2 names no answer: the refusal is recommended behaviour.
+    recommended_only="D-OUT-OF-TURN",
+)
 def _out_of_turn_answers_dropped() -> None:
     host = _m("conform_host.host")
     codec = _m("ryusen_sdk.codec")

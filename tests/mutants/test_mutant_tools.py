@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from .node_mutants import NODE_MUTANTS
+from .patches import MUTANTS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -89,3 +90,40 @@ def test_kill_matrix_only_checks_a_node_mutant_against_the_node_baseline() -> No
     assert done.returncode == 0, done.stdout + done.stderr
     assert "baseline fails: node 0" in done.stdout
     assert "forward.target-id-repeated-after-refusal-blocked" in done.stdout
+
+
+def test_a_recommended_only_mutant_is_caught_by_two_warnings_and_never_hides_a_survivor() -> None:
+    """Issue 20: a fault in recommended behaviour only is no survivor when two recommended
+    fixtures catch it alone; with one it survives; an ordinary mutant with warnings survives."""
+    from .kill_matrix import KillMatrix, render_markdown, render_text
+
+    def matrix(warned: list[str], mark: bool) -> KillMatrix:
+        return KillMatrix(
+            fixtures=["a", "b"],
+            baseline_failures={},
+            kills={"out-of-turn-answers-dropped": []},
+            seconds=1.0,
+            unapplicable={},
+            warnings={"out-of-turn-answers-dropped": warned},
+            recommended_only={"out-of-turn-answers-dropped": "D-OUT-OF-TURN"} if mark else {},
+        )
+
+    designed = matrix(["a", "b"], mark=True)
+    assert designed.survivors() == [] and designed.thin() == []
+    text = render_markdown(designed)
+    assert "## Faults in recommended behaviour only" in text
+    assert "caught as a warning by 2 fixtures, by design not a gate failure" in text
+    assert "0 surviving mutants; 0 caught by fewer than two" in text
+    assert "recommended only (D-OUT-OF-TURN)" in render_text(designed)
+    assert matrix(["a"], mark=True).survivors() == ["out-of-turn-answers-dropped"]
+    assert matrix(["a", "b"], mark=False).survivors() == ["out-of-turn-answers-dropped"]
+
+
+def test_every_recommended_only_mark_names_a_decision_of_the_project() -> None:
+    from fakepeer.cases import repository_root
+
+    decisions = (repository_root() / "docs" / "decisions.md").read_text(encoding="utf-8")
+    marked = {m.name: m.recommended_only for m in MUTANTS.values() if m.recommended_only}
+    assert marked, "no mutant is marked recommended_only"
+    missing = {name: d for name, d in marked.items() if f"## {d}\n" not in decisions}
+    assert not missing, f"recommended_only names no decision of docs/decisions.md: {missing}"
