@@ -140,6 +140,9 @@ SMALL_VALUES = (
     _nested(62),  # with the program's own nesting, values about the §4.3 depth limit
     _nested(63),
     _nested(64),
+    # unknown members of a tagged value are ignored (protocol §3.3, D-TAGGED-UNKNOWN-MEMBERS)
+    {"t": "str", "v": "v", "note": "ignored"},
+    {"t": "null", "v": 5},
 )
 CATEGORIES = ("app.boom", "payments.declined", "sdk.timeout", "app.unhandled")
 DURATIONS = (
@@ -150,6 +153,13 @@ DURATIONS = (
 STRING_MAPS = (o(), o(order=s("A-1")), o(order=i(1)), s("not a map"))
 JSON_TEXTS = ('{"b":1,"a":[true,null]}', '"x"', "[1.5,-0]", '{"a":{}}', '"\u00e9\u2603"',
               "1e21", "NaN", "", "1 2", "1e999", '{"a":1,"a":2}', "nope")  # fmt: skip
+#: JSON documents an emission writes (§10.1): the portable ones above, and negative zeros
+#: spelled as a double (`-0.0`, `-0e0`), which JSON.stringify writes as `0`.
+EMIT_JSON_TEXTS = (*JSON_TEXTS[:6], '{"a":-0.0,"b":[-0e0,1]}', "-0.0")
+#: Messages a program throws: the empty one is reported empty, never as a class name (§11.5).
+THROWN = ("thrown", "")
+#: Child timeouts: the typed numeric 0 (an immediate durable timeout, §6.2) more often.
+CHILD_TIMEOUTS = (i(0), *DURATIONS)
 
 
 def wire_record(c: Choices) -> dict:
@@ -205,7 +215,7 @@ def run_op(c: Choices) -> dict:
     elif callback == "echo":
         fields["echo"] = b(True)
     elif callback == "throw":
-        fields["throw"] = s("thrown")
+        fields["throw"] = s(c.pick(THROWN))
     elif callback == "unportable":
         fields["unportable"] = s(c.pick(("nan", "closure", "plain", "non_string_keys",
                                           "infinity", "object")))  # fmt: skip
@@ -215,7 +225,7 @@ def run_op(c: Choices) -> dict:
     elif compensate == "fail":
         fields["compensate"] = o(fail=written_record(c))
     elif compensate == "throw":
-        fields["compensate"] = o(throw=s("undo failed"))
+        fields["compensate"] = o(throw=s(c.pick(("undo failed", ""))))
     return _step_common(c, fields)
 
 
@@ -236,11 +246,11 @@ def other_step_op(c: Choices) -> dict:
         fields["function"] = s(c.pick(("conform.echo", "other.app")))
         fields["input"] = c.pick(SMALL_VALUES)
         if c.flag():
-            fields["timeout"] = c.pick(DURATIONS)
+            fields["timeout"] = c.pick(CHILD_TIMEOUTS)
     else:
         fields["event"] = s("order.shipped")
         if c.flag(3):
-            fields["json"] = s(c.pick(JSON_TEXTS[:6]))
+            fields["json"] = s(c.pick(EMIT_JSON_TEXTS))
         else:
             fields["payload"] = c.pick(({"t": "bytes", "v": "AP8="}, s("text")))
         if c.flag():
@@ -263,7 +273,7 @@ def plain_op(c: Choices) -> dict:
     elif kind == "json_bytes":
         fields["text"] = s(c.pick(JSON_TEXTS))
     else:
-        fields["message"] = s("thrown")
+        fields["message"] = s(c.pick(THROWN))
     if c.flag():
         fields["as"] = s(c.pick(VARIABLES))
     if c.flag(3):
@@ -329,7 +339,7 @@ def value_op(c: Choices) -> dict:
 def duration_op(c: Choices) -> dict:
     """A duration converted: directly, or as a sleep, a wait timeout or a child timeout."""
     kind = c.pick(("duration", "sleep", "wait", "invoke"))
-    value = c.pick(DURATIONS)
+    value = c.pick(CHILD_TIMEOUTS if kind == "invoke" else DURATIONS)
     step = {"id": s(c.pick(STEP_IDS))}
     if c.flag(3):
         step["catch"] = b(True)
@@ -351,7 +361,7 @@ def emit_op(c: Choices) -> dict:
                  **{"as": s(c.pick(VARIABLES))})  # fmt: skip
     fields = {"op": s("emit"), "id": s(c.pick(STEP_IDS)), "event": s("order.shipped")}
     if c.flag():
-        fields["json"] = s(c.pick(JSON_TEXTS[:6]))
+        fields["json"] = s(c.pick(EMIT_JSON_TEXTS))
     else:
         fields["payload"] = c.pick(({"t": "bytes", "v": "AP8="}, {"t": "bytes", "v": ""},
                                     s("text"), o(a=i(1)), {"t": "null"}))  # fmt: skip
@@ -448,6 +458,8 @@ def build_case(data: bytes) -> SemanticCase:
         history = random_history(c)
     body = {"run_id": "run-1", "function_id": function, "mode": mode, "input": program_input,
             "history": history}  # fmt: skip
+    if c.flag(12):
+        body["x_extension"] = {"ignored": True}  # unknown members are ignored (protocol §2)
     if mode != "discover":
         body["target"] = {
             "run_id": "run-1",

@@ -31,6 +31,7 @@ from fakepeer.oracle.values import (
     need_text,
     obj,
     record_value,
+    sdk_value,
     string,
     text,
     written_record,
@@ -279,11 +280,7 @@ class _Interpreter:
         correlation = _string_map(op.get("correlation", obj({})))
 
         def declare() -> dict:
-            if correlation is None:
-                try:
-                    _duration(op["timeout"], "timeout")
-                except AppError:
-                    raise Unmodeled("a wait refused for two arguments (order open)") from None
+            if correlation is None:  # before the timeout, in signature order (D-ARGUMENT-ORDER)
                 raise sdk_error(INVALID_DECLARATION)
             count = _duration(op["timeout"], "timeout")
             return {
@@ -303,11 +300,14 @@ class _Interpreter:
             raise BadProgram("invoke needs an input")
 
         def declare() -> dict:
+            # the input is a language value encoded again (§3.5): unknown members dropped; it is
+            # converted before the timeout, in signature order (D-ARGUMENT-ORDER)
+            value = sdk_value(op["input"])
             declaration = {
                 "type": "invoke",
                 "step_id": step_id,
                 "function_id": function,
-                "input": op["input"],
+                "input": value,
             }
             if "timeout" in op:
                 declaration["timeout_ms"] = str(_duration(op["timeout"], "timeout"))
@@ -329,13 +329,12 @@ class _Interpreter:
             payload = _as_given(_strict_json(need_text(op, "json"))).encode("utf-8")
         elif isinstance(op["payload"], dict) and op["payload"].get("t") == "bytes":
             payload = base64.b64decode(op["payload"]["v"])
+        # each refusal here is sdk.invalid_declaration, so their order is not observable
         faults = [
             payload is None,
             metadata is None,
             attempts is not None and integer(attempts) != 1,
         ]
-        if sum(faults) > 1:
-            raise Unmodeled("an emit refused for more than one argument (their order is open)")
 
         def declare() -> dict:
             if any(faults):

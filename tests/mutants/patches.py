@@ -2815,3 +2815,21 @@ def _base64_padding_optional() -> None:
         return original(payload)
 
     values._bytes_text = _bytes_text
+
+
+@mutant(
+    "wait-timeout-before-correlation",
+    "a wait converts its timeout before its correlation (a bad duration outranks a bad map)",
+)
+def _wait_timeout_before_correlation() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    original = workflow.Workflow.wait_for_event
+
+    def wait_for_event(self, id, event, correlation=None, *, timeout):
+        try:
+            return original(self, id, event, correlation, timeout=timeout)
+        except workflow.InvalidDeclarationError:
+            workflow.to_wire_millis(timeout)  # the timeout's refusal, had it come first
+            raise
+
+    workflow.Workflow.wait_for_event = wait_for_event
