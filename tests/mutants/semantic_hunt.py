@@ -104,8 +104,9 @@ def hunt_one(args: tuple[str, int, int, float]) -> dict:
     started = time.monotonic()
     try:
         result = run_semantic_campaign(
-            mutant_target(name), examples=examples, seed=seed, shrink=False, max_time=per_mutant
-        )
+            mutant_target(name), examples=examples, seed=seed, shrink=False,
+            max_time=per_mutant or None,
+        )  # fmt: skip
     except SemanticSetupError as exc:
         return {"name": name, "error": str(exc)[:200], "seconds": time.monotonic() - started}
     except Exception as exc:  # noqa: BLE001 - one mutant's trouble must not end the campaign
@@ -167,7 +168,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("names", nargs="*", help="mutants to hunt (default: all)")
     parser.add_argument("--examples", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=26)
-    parser.add_argument("--per-mutant", type=float, default=60.0, help="seconds per mutant")
+    parser.add_argument(
+        "--per-mutant", type=float, default=60.0, help="seconds per mutant (0: no bound)"
+    )
+    parser.add_argument(
+        "--reachable-only", action="store_true", help="hunt only the mutants it can reach"
+    )
     parser.add_argument("--budget", type=float, default=None, help="seconds for the campaign")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", type=Path, default=HERE / "SEMANTIC_HUNT.md")
@@ -188,6 +194,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {options.out}")
         return 0
     names = options.names or catalog()
+    if options.reachable_only:
+        names = [name for name in names if name in reachable]
     unknown = sorted(set(names) - set(catalog()))
     if unknown:
         print(f"semantic_hunt: error: unknown mutant(s): {', '.join(unknown)}", file=sys.stderr)
