@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Pass, WorkflowContext, isSuspended } from '../../runners/node/src/context.js';
 import { DecisionMachine } from '../../runners/node/src/machine.js';
+import { Instant } from '../../runners/node/src/values.js';
 import { createHmac } from 'node:crypto';
 import { serve, serveProcess } from '../../runners/node/host.js';
 import { Guard, HttpSession, hooks as httpHooks, serveHttp } from '../../runners/node/http.js';
@@ -244,6 +245,32 @@ const PATCHES = {
       return original.call(this, declaration, step, decision);
     });
   },
+  'node:correlation-values-coerced'() {
+    wrap(WorkflowContext.prototype, 'waitForEvent', (original) =>
+      function waitForEvent(id, event, options = {}) {
+        const correlation = options?.correlation;
+        if (correlation !== null && typeof correlation === 'object' && !Array.isArray(correlation)) {
+          const coerced = Object.fromEntries(Object.entries(correlation).map(([k, v]) => [k, String(v)]));
+          return original.call(this, id, event, { ...options, correlation: coerced });
+        }
+        return original.call(this, id, event, options);
+      },
+    );
+  },
+
+  'node:sleep-until-deadline-via-double'() {
+    wrap(WorkflowContext.prototype, 'sleepUntil', (original) =>
+      function sleepUntil(id, instant) {
+        if (instant instanceof Instant) {
+          const viaDouble = Object.create(instant); // still an Instant, its text through a Number
+          viaDouble.toString = () => String(Number(instant.ms));
+          return original.call(this, id, viaDouble);
+        }
+        return original.call(this, id, instant);
+      },
+    );
+  },
+
   'node:http.bare-503-admission'() {
     bareStatus(503, { 'Retry-After': '1' }, (e) => e.kind === 'rejected_before_start' && e.body?.reason?.code === 'admission_refused');
   },

@@ -2076,6 +2076,32 @@ def _string_maps_coerced() -> None:
 
 
 @mutant(
+    "correlation-values-coerced",
+    "non-string wait correlation values are coerced with str() (emit metadata still refused)",
+)
+def _correlation_values_coerced() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    original = workflow._string_map
+
+    def string_map(mapping, what):
+        if "correlation" in what and isinstance(mapping, dict):
+            mapping = {k: v if isinstance(v, str) else str(v) for k, v in mapping.items()}
+        return original(mapping, what)
+
+    workflow._string_map = string_map
+
+
+@mutant(
+    "sleep-until-deadline-via-double",
+    "a sleep_until deadline is converted through a double (exact only up to 2^53)",
+)
+def _sleep_until_deadline_via_double() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    original = workflow._instant_millis
+    workflow._instant_millis = lambda instant: int(float(original(instant)))
+
+
+@mutant(
     "error-record-unchecked",
     "an error record with a bad category or non-string detail is sent as given",
 )
