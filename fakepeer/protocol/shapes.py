@@ -29,6 +29,11 @@ COMMON_DEFS: Final[dict[str, Any]] = {
     },
     "hash": {"type": "string", "pattern": "^sha256:[0-9a-f]{64}$", "description": "§4.2"},
     "hash_or_null": {"anyOf": [{"$ref": "#/$defs/hash"}, {"type": "null"}]},
+    "generation_id": {
+        "type": "string",
+        "description": "a generation ID: opaque to an SDK, which never checks its format (§2, §8.5)",
+    },
+    "generation_id_or_null": {"anyOf": [{"$ref": "#/$defs/generation_id"}, {"type": "null"}]},
     "u64_string": {
         "type": "string",
         "pattern": (
@@ -527,7 +532,7 @@ BODIES: Final[dict[str, dict[str, Any]]] = {
         "required": ["scope", "expected_parent", "functions", "triggers", "contents"],
         "properties": {
             "scope": {"$ref": "common.schema.json#/$defs/scope"},
-            "expected_parent": {"$ref": "common.schema.json#/$defs/hash_or_null"},
+            "expected_parent": {"$ref": "common.schema.json#/$defs/generation_id_or_null"},
             "functions": {
                 "type": "array",
                 "items": {"$ref": "common.schema.json#/$defs/function_declaration"},
@@ -546,8 +551,8 @@ BODIES: Final[dict[str, dict[str, Any]]] = {
         "type": "object",
         "required": ["application_generation", "workspace_generation", "commit_order"],
         "properties": {
-            "application_generation": {"$ref": "common.schema.json#/$defs/hash"},
-            "workspace_generation": {"$ref": "common.schema.json#/$defs/hash"},
+            "application_generation": {"$ref": "common.schema.json#/$defs/generation_id"},
+            "workspace_generation": {"$ref": "common.schema.json#/$defs/generation_id"},
             "commit_order": {"type": "integer", "minimum": 1, "maximum": 2147483647},
         },
     },
@@ -555,7 +560,7 @@ BODIES: Final[dict[str, dict[str, Any]]] = {
         "type": "object",
         "required": ["active_generation", "message"],
         "properties": {
-            "active_generation": {"$ref": "common.schema.json#/$defs/hash_or_null"},
+            "active_generation": {"$ref": "common.schema.json#/$defs/generation_id_or_null"},
             "message": {"type": "string"},
         },
     },
@@ -721,7 +726,7 @@ BODIES: Final[dict[str, dict[str, Any]]] = {
         "required": ["scope", "expected_parent"],
         "properties": {
             "scope": {"$ref": "common.schema.json#/$defs/scope"},
-            "expected_parent": {"$ref": "common.schema.json#/$defs/hash_or_null"},
+            "expected_parent": {"$ref": "common.schema.json#/$defs/generation_id_or_null"},
             "registry": {"$ref": "common.schema.json#/$defs/registry_spec"},
         },
     },
@@ -817,8 +822,8 @@ BODIES: Final[dict[str, dict[str, Any]]] = {
                 "then": {
                     "required": ["application_generation", "workspace_generation"],
                     "properties": {
-                        "application_generation": {"$ref": "common.schema.json#/$defs/hash"},
-                        "workspace_generation": {"$ref": "common.schema.json#/$defs/hash"},
+                        "application_generation": {"$ref": "common.schema.json#/$defs/generation_id"},
+                        "workspace_generation": {"$ref": "common.schema.json#/$defs/generation_id"},
                     },
                 },
             },
@@ -827,7 +832,7 @@ BODIES: Final[dict[str, dict[str, Any]]] = {
                 "then": {
                     "required": ["active_generation"],
                     "properties": {
-                        "active_generation": {"$ref": "common.schema.json#/$defs/hash_or_null"}
+                        "active_generation": {"$ref": "common.schema.json#/$defs/generation_id_or_null"}
                     },
                 },
             },

@@ -187,13 +187,45 @@ def value_depth(doc: object) -> int:
 
 
 def canonical_value_size(doc: object) -> int:
-    """Length in bytes of the canonical encoding (§4.1) of a valid tagged value.
+    """Length in bytes of the canonical encoding (§4.1) of a tagged value, the limit of §4.3.
 
     A tagged value holds no JSON numbers, and RFC 8785 escapes strings exactly as `json.dumps`
     with `ensure_ascii=False` does, so the fast C encoder gives the same length without sorting.
+    Unknown members are ignored (§3.3, D-TAGGED-UNKNOWN-MEMBERS) and the canonical encoding does
+    not carry them, so they do not count: when the text as written is over the limit, it is
+    measured again without them (only that case pays for the walk). Under the limit the number
+    may still include them; it is exact whenever it decides a refusal.
     """
+    size = _json_size(doc)
+    if size > MAX_VALUE_BYTES:
+        size = _json_size(_known_members(doc))
+    return size
+
+
+def _json_size(doc: object) -> int:
     text = json.dumps(doc, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     return len(text.encode("utf-8", "surrogatepass"))
+
+
+_BLOB_MEMBERS = ("sha256", "size", "media_type")
+
+
+def _known_members(doc: object) -> object:
+    """`doc` without the members of its tagged value objects (and blob payloads) that §3.3
+    ignores, at every depth; anything that is not a tagged value object is kept as it is."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("t"), str):
+        return doc
+    tag = doc["t"]
+    if tag == "null" or "v" not in doc:
+        return {"t": tag}
+    payload = doc["v"]
+    if tag == "array" and isinstance(payload, list):
+        payload = [_known_members(item) for item in payload]
+    elif tag == "object" and isinstance(payload, dict):
+        payload = {key: _known_members(item) for key, item in payload.items()}
+    elif tag == "blob" and isinstance(payload, dict):
+        payload = {key: payload[key] for key in _BLOB_MEMBERS if key in payload}
+    return {"t": tag, "v": payload}
 
 
 def _first_too_deep(doc: object, pointer: str, level: int) -> str | None:

@@ -2859,3 +2859,55 @@ def _wait_timeout_before_correlation() -> None:
             raise
 
     workflow.Workflow.wait_for_event = wait_for_event
+
+
+@mutant(
+    "size-counts-unknown-members",
+    "the 1 MiB value limit counts ignored unknown members (text as sent, not canonical)",
+)
+def _size_counts_unknown_members() -> None:
+    values = _m("ryusen_sdk.values")
+    replace_everywhere(values.canonical_size, values._json_size)
+
+
+def _check_generation_ids(members: tuple[str, ...]) -> None:
+    """Patch `decode_body`: the named generation-ID members must look like `sha256:` hashes."""
+    import re
+
+    codec = _m("ryusen_sdk.codec")
+    original = codec.decode_body
+    shaped = re.compile(r"sha256:[0-9a-f]{64}")
+
+    def decode_body(envelope):  # noqa: ANN001, ANN202 - the SDK's own signature
+        body = original(envelope)
+        for name in members:
+            value = body.get(name)
+            if isinstance(value, str) and not shaped.fullmatch(value):
+                raise codec._malformed(f"/body/{name}", f"{name} is not a sha256 hash")
+        return body
+
+    replace_everywhere(original, decode_body)
+
+
+@mutant("generation-ids-checked", "server-sent generation IDs must be `sha256:` hashes (§2)")
+def _generation_ids_checked() -> None:
+    _check_generation_ids(("application_generation", "workspace_generation", "active_generation"))
+
+
+@mutant("expected-parent-checked", "the expected parent given to publish must be a `sha256:` hash")
+def _expected_parent_checked() -> None:
+    _check_generation_ids(("expected_parent",))
+
+
+@mutant("null-active-generation-refused", "a conflict whose active generation is null is refused")
+def _null_active_generation_refused() -> None:
+    codec = _m("ryusen_sdk.codec")
+    original = codec.decode_body
+
+    def decode_body(envelope):  # noqa: ANN001, ANN202 - the SDK's own signature
+        body = original(envelope)
+        if envelope.kind == "manifest_conflict" and body.get("active_generation") is None:
+            raise codec._malformed("/body/active_generation", "member has the wrong type")
+        return body
+
+    replace_everywhere(original, decode_body)

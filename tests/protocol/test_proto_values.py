@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import math
 
 import pytest
@@ -380,3 +381,36 @@ def test_unknown_members_inside_values_are_ignored() -> None:
         {"t": "blob", "v": {"sha256": SHA, "size": "0", "extra": "x"}},
     ):
         validate_value(doc)
+
+
+def test_ignored_members_do_not_count_toward_the_size_limit() -> None:
+    """§3.3 ignores unknown members and the canonical encoding drops them, so §4.3's limit,
+    a limit on the canonical encoding, does not count them (D-TAGGED-UNKNOWN-MEMBERS)."""
+    overhead = len(b'{"t":"str","v":""}')
+    letters = "a" * (MAX_VALUE_BYTES - overhead)
+    padded = {"t": "str", "v": letters, "note": "ignored, not counted"}
+    assert canonical_value_size(padded) == MAX_VALUE_BYTES
+    validate_value(padded)
+    nested = {
+        "t": "array",
+        "x": "ignored",
+        "v": [
+            {"t": "null", "v": "ignored"},
+            {"t": "blob", "v": {"sha256": "0" * 64, "size": "0", "extra": "ignored"}},
+            {"t": "str", "v": letters[:-120], "x": {"also": "ignored"}},
+        ],
+    }
+    clean = {
+        "t": "array",
+        "v": [
+            {"t": "null"},
+            {"t": "blob", "v": {"sha256": "0" * 64, "size": "0"}},
+            {"t": "str", "v": letters[:-120]},
+        ],
+    }
+    assert len(json.dumps(nested, separators=(",", ":"))) > MAX_VALUE_BYTES  # as sent: over
+    assert canonical_value_size(nested) == len(canonical_bytes(clean))
+    over = {"t": "str", "v": letters + "a", "note": "ignored"}
+    error = _refusal(over, "/body/input")
+    assert error.category == "protocol.limit_exceeded"
+    assert "1048577 bytes" in str(error)

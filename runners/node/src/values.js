@@ -461,13 +461,37 @@ export function fromTagged(json, pointer = '', checkSize = true) {
  * differs, which does not change the length: JSON.stringify gives it without sorting.
  */
 function taggedSize(tagged) {
-  return Buffer.byteLength(JSON.stringify(tagged), 'utf8');
+  const size = Buffer.byteLength(JSON.stringify(tagged), 'utf8');
+  // Unknown members are ignored (§3.3) and the canonical encoding does not carry them, so they
+  // do not count toward the limit (§4.3): measure again without them only when over.
+  return size > MAX_VALUE_BYTES ? Buffer.byteLength(JSON.stringify(knownMembers(tagged)), 'utf8') : size;
+}
+
+const BLOB_MEMBERS = ['sha256', 'size', 'media_type'];
+
+/** `json` without the members §3.3 ignores, at every depth (non-tagged parts kept as they are). */
+function knownMembers(json) {
+  if (!isJsonObject(json) || typeof json.t !== 'string') return json;
+  if (json.t === 'null' || !Object.hasOwn(json, 'v')) return { t: json.t };
+  let v = json.v;
+  if (json.t === 'array' && Array.isArray(v)) v = v.map(knownMembers);
+  else if (json.t === 'object' && isJsonObject(v)) {
+    const kept = Object.create(null);
+    for (const key of Object.keys(v)) kept[key] = knownMembers(v[key]);
+    v = kept;
+  } else if (json.t === 'blob' && isJsonObject(v)) {
+    const kept = {};
+    for (const key of BLOB_MEMBERS) if (Object.hasOwn(v, key)) kept[key] = v[key];
+    v = kept;
+  }
+  return { t: json.t, v };
 }
 
 /** The canonical size of a possibly invalid value (for limit checks); 0 when it has none. */
 function canonicalSize(json) {
   try {
-    return Buffer.byteLength(canonicalize(json), 'utf8');
+    const size = Buffer.byteLength(canonicalize(json), 'utf8');
+    return size > MAX_VALUE_BYTES ? Buffer.byteLength(canonicalize(knownMembers(json)), 'utf8') : size;
   } catch {
     return 0;
   }

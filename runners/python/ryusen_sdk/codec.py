@@ -381,7 +381,7 @@ def decode_body(envelope: Envelope) -> dict[str, Any]:
         }
     if kind == "manifest_conflict":
         return {
-            "active_generation": member(body, "active_generation", p, is_str),
+            "active_generation": member(body, "active_generation", p, is_str_or_null),
             "message": member(body, "message", p, is_str),
         }
     if kind == "protocol_error":

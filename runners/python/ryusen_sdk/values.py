@@ -173,7 +173,18 @@ def _encode(value: object, depth: int) -> dict[str, Any]:
 
 
 def canonical_size(document: object) -> int:
-    """Length in bytes of a JSON document's RFC 8785 encoding (with a fallback for junk)."""
+    """Length in bytes of a tagged value's RFC 8785 encoding (with a fallback for junk).
+
+    Unknown members are ignored (§3.3) and the canonical encoding does not carry them, so they do
+    not count toward the §4.3 limit: measured again without them only when over the limit.
+    """
+    size = _json_size(document)
+    if size > MAX_VALUE_BYTES:
+        size = _json_size(_known_members(document))
+    return size
+
+
+def _json_size(document: object) -> int:
     try:
         return len(rfc8785.dumps(document))  # type: ignore[arg-type]
     except Exception:
@@ -181,6 +192,26 @@ def canonical_size(document: object) -> int:
 
         text = json.dumps(document, ensure_ascii=False, separators=(",", ":"))
         return len(text.encode("utf-8", "surrogatepass"))
+
+
+_BLOB_MEMBERS = ("sha256", "size", "media_type")
+
+
+def _known_members(document: object) -> object:
+    """`document` without the members §3.3 ignores, at every depth."""
+    if not isinstance(document, dict) or not isinstance(document.get("t"), str):
+        return document
+    tag = document["t"]
+    if tag == "null" or "v" not in document:
+        return {"t": tag}
+    payload = document["v"]
+    if tag == "array" and isinstance(payload, list):
+        payload = [_known_members(item) for item in payload]
+    elif tag == "object" and isinstance(payload, dict):
+        payload = {key: _known_members(item) for key, item in payload.items()}
+    elif tag == "blob" and isinstance(payload, dict):
+        payload = {key: payload[key] for key in _BLOB_MEMBERS if key in payload}
+    return {"t": tag, "v": payload}
 
 
 def canonical_bytes(value: object) -> bytes:
