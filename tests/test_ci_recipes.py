@@ -297,3 +297,24 @@ def test_the_documented_exit_codes_are_the_ones_the_cli_has() -> None:
     described = ACTION["outputs"]["exit-code"]["description"]
     for status in ("0", "1", "2", "3", "130"):
         assert status in described
+
+
+def test_every_recipe_installs_one_version_and_gitlab_pins_the_current_release() -> None:
+    """Issue 22 (4): shards and merge run the same bench. GitHub recipes use the action for both
+    (its own copy); each GitLab job installs `$BENCH`, one variable pinned to this release (a
+    stale pin such as 0.1.0 would run a bench that predates the merge checks)."""
+    import fakepeer
+
+    release = fakepeer.__version__.split(".dev")[0]
+    for workflow in _workflows():
+        if "jobs" in workflow:
+            for job in workflow["jobs"].values():
+                for step in job["steps"]:
+                    assert "pip install" not in str(step.get("run", "")), step
+            continue
+        pin = workflow["variables"]["BENCH"]
+        assert pin == f"ryusen-conform=={release}", pin
+        for name, job in workflow.items():
+            if isinstance(job, dict) and "script" in job:
+                installs = [line for line in job["script"] if "pip install" in line]
+                assert installs == ['python -m pip install "$BENCH"'], (name, installs)

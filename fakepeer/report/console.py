@@ -211,10 +211,17 @@ def _print_sdk(console: Console, sdk: SdkRun, run: RunResult) -> None:
     console.print(table)
     for piece in missing_pieces(sdk.results):
         console.print(f"[red]MISSING[/red] {escape(piece.line())}")
+    not_run = [case for case in sdk.results if case.not_run]
+    if not_run:  # one line, whatever their number (Ctrl-C, --maxfail, --max-time)
+        console.print(
+            f"[yellow]{len(not_run)} case(s) not run[/yellow]: {escape(not_run[0].reason)}"
+        )
     detailed = (
         case
         for case in sdk.results
-        if case.outcome in DETAILED and not (case.missing and not case.findings)
+        if case.outcome in DETAILED
+        and not case.not_run
+        and not (case.missing and not case.findings)
     )
     for group in group_cases(detailed):
         if group.rolled_up:

@@ -253,3 +253,36 @@ def test_h_is_help_and_all_mixed_with_names_is_named_as_such() -> None:
     assert (
         "all and none stand alone" in mixed.stderr and "unknown variant 'all'" not in mixed.stderr
     )
+
+
+def test_ctrl_c_gives_one_not_run_line_and_exit_130(tmp_path: Path) -> None:
+    """Issue 22 (7): SIGINT mid-run: exit 130, one summary line for all cases not run (not one
+    line per case), and no traceback."""
+    root = tmp_path / "fixtures"
+    echo_scenario("hang").write(root)
+    for index in range(30):
+        echo_scenario(f"zz-after-{index:02}").write(root)
+    args = [*sdk_args(root, timeout="60"), "--jobs", "1"]
+    bench = subprocess.Popen(
+        [sys.executable, "-m", "fakepeer", "run", *args],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not _children(bench.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(1.0)  # let it reach the hanging case (sorted first)
+        bench.send_signal(signal.SIGINT)
+        stdout, stderr = bench.communicate(timeout=30)
+    finally:
+        if bench.poll() is None:
+            bench.kill()
+    assert bench.returncode == 130, stderr
+    assert "Traceback" not in stdout + stderr
+    lines = [line for line in stdout.splitlines() if "not run" in line]
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("31 case(s) not run"), lines
+    assert "31 case(s) not run" in stderr
