@@ -52,7 +52,7 @@ def cache_dir() -> Path | None:
 
 def prune(folder: Path | None) -> None:
     """Keep the KEEP_VERSIONS most recently used code versions' folders (each holds a corpus)."""
-    if folder is None or not _usable(folder.parent):
+    if folder is None or not usable(folder.parent):
         return
     try:
         os.utime(folder)
@@ -90,7 +90,8 @@ def key_of(file: Path, data: bytes) -> str:
     return digest.hexdigest()
 
 
-def _usable(folder: Path) -> bool:
+def usable(folder: Path) -> bool:
+    """Whether `folder` is ours (a cache another user can write is not trusted)."""
     try:
         return folder.stat().st_uid == os.getuid()
     except (OSError, AttributeError):
@@ -99,7 +100,7 @@ def _usable(folder: Path) -> bool:
 
 def get(folder: Path | None, key: str) -> Fixture | None:
     """The fixture stored under `key`, or None (absent, unreadable, corrupt, not ours)."""
-    if folder is None or not _usable(folder):
+    if folder is None or not usable(folder):
         return None
     try:
         data = (folder / key).read_bytes()
@@ -119,7 +120,7 @@ def put(folder: Path | None, key: str, fixture: Fixture) -> None:
         if not folder.is_dir():
             folder.mkdir(parents=True, mode=0o700)
             prune(folder)
-        if not _usable(folder):
+        if not usable(folder):
             return
         data = _KIND + pickle.dumps(fixture, protocol=pickle.HIGHEST_PROTOCOL)
         handle, temporary = tempfile.mkstemp(dir=folder, prefix=".tmp-")

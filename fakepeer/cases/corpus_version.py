@@ -37,14 +37,75 @@ def corpus_digests(fixtures_dir: Path) -> dict[str, str]:
     """Fixture id -> digest for every fixture file under `fixtures_dir` (unreadable files are
     left to the loader, which reports them)."""
     digests: dict[str, str] = {}
-    for path in sorted(fixtures_dir.rglob("*.json")):
+    known = _read_memo()
+    seen: dict[str, list[str]] = {}
+    for path in sorted(fixtures_dir.rglob("*.json"), key=str):
         try:
-            document = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = path.read_bytes()
+        except OSError:
             continue
-        if isinstance(document, dict) and isinstance(document.get("id"), str):
-            digests[document["id"]] = fixture_digest(document)
+        key = hashlib.sha256(data).hexdigest()[:32]
+        entry = known.get(key)
+        if entry is None:
+            try:
+                document = json.loads(data.decode("utf-8"))
+            except ValueError:
+                continue
+            if not (isinstance(document, dict) and isinstance(document.get("id"), str)):
+                continue
+            entry = [document["id"], fixture_digest(document)]
+        seen[key] = entry
+        digests[entry[0]] = entry[1]
+    if not seen.keys() <= known.keys():  # a new or edited file; other corpora's entries stay
+        _write_memo(seen if len(known) + len(seen) > _MEMO_ENTRIES else known | seen)
     return digests
+
+
+#: (id, digest) by the sha256 of a fixture file's bytes: reading 500 files is cheap, parsing and
+#: re-encoding them is not (`run -k ONE` prints the corpus version).
+_MEMO = "corpus-digests-1.json"
+_MEMO_ENTRIES = 5000
+
+
+def _read_memo() -> dict[str, list[str]]:
+    from fakepeer.cases import cache
+
+    root = cache.cache_root()
+    if root is None or not cache.usable(root):  # another user's file could lie about a digest
+        return {}
+    try:
+        memo = json.loads((root / _MEMO).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(memo, dict):
+        return {}
+    return {
+        key: value
+        for key, value in memo.items()
+        if isinstance(value, list)
+        and len(value) == 2
+        and all(isinstance(part, str) for part in value)
+    }
+
+
+def _write_memo(memo: dict[str, list[str]]) -> None:
+    """Best effort, atomic: a cache that cannot be written costs speed, never a result."""
+    import os
+    import tempfile
+
+    from fakepeer.cases import cache
+
+    root = cache.cache_root()
+    if root is None:
+        return
+    try:
+        root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        handle, temporary = tempfile.mkstemp(dir=root, prefix=".tmp-")
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            json.dump(memo, stream, separators=(",", ":"))
+        os.replace(temporary, root / _MEMO)
+    except OSError:
+        return
 
 
 @dataclass(frozen=True)

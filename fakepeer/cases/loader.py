@@ -34,7 +34,7 @@ from fakepeer.protocol.limits import MAX_FRAME_BYTES
 from fakepeer.protocol.messages import encode_envelope
 from fakepeer.protocol.pointer import join
 from fakepeer.protocol.version import BASE_VERSION
-from fakepeer.transport.http import HttpPayload
+from fakepeer.transport.payload import HttpPayload
 
 DEFAULT_VERSION = BASE_VERSION
 
@@ -58,7 +58,7 @@ def fixture_files(paths: Iterable[Path | str]) -> list[Path]:
             files.add(path)
         else:
             raise FixtureError([FixtureProblem(path, "", "no such file or folder")])
-    return sorted(files)
+    return sorted(files, key=str)  # str: Path ordering costs ms per thousand files
 
 
 def load_fixtures(

@@ -7,12 +7,14 @@ import json
 from functools import cache
 from importlib import resources
 from pathlib import Path
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError, best_match
+from typing import TYPE_CHECKING
 
 from fakepeer.cases.errors import FixtureProblem
 from fakepeer.protocol.pointer import join
+
+if TYPE_CHECKING:  # jsonschema is imported when a schema is checked: a cached load needs none
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
 
 SCHEMA_FILE = "fixture.schema.json"
 _STEP_KINDS = "a step has exactly one of send, send_raw, send_raw_base64, expect"
@@ -31,6 +33,8 @@ def fixture_schema() -> dict:
 
 @cache
 def _validator(name: str) -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(packaged_schema(name))
 
 
@@ -39,6 +43,8 @@ def schema_problems(
 ) -> list[FixtureProblem]:
     """Every violation of the `schema` file by one fixture document, deepest cause first, in
     document order."""
+    from jsonschema.exceptions import best_match
+
     problems = []
     for error in _validator(schema).iter_errors(document):
         cause = best_match([error, *error.context]) if error.context else error

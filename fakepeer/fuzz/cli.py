@@ -7,14 +7,15 @@ file), 2 when the SDK cannot be started or the command line is wrong.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from fakepeer.fuzz.campaign import CampaignResult, FuzzSetupError, run_campaign
-from fakepeer.fuzz.fixture import fixture_text
 from fakepeer.session.targets import command_target, default_target
 from fakepeer.transport.process import CommandError
+
+if TYPE_CHECKING:
+    from fakepeer.fuzz.campaign import CampaignResult
 
 ECHO_EXAMPLES = 100
 
@@ -89,6 +90,8 @@ def fuzz(
         from fakepeer.fuzz.semantic_cli import run_semantics
 
         raise typer.Exit(run_semantics(target, examples, seed, out, timeout, max_time))
+    from fakepeer.fuzz.campaign import FuzzSetupError, run_campaign  # hypothesis: ~0.4 s
+
     try:
         result = run_campaign(
             target, examples=examples or ECHO_EXAMPLES, seed=seed, out=out, timeout=timeout
@@ -107,6 +110,8 @@ def _usage(message: str) -> None:
 
 def report(result: CampaignResult) -> None:
     """Print each counterexample as a fixture file, then one summary line."""
+    from fakepeer.fuzz.fixture import fixture_text
+
     for failure in result.failures:
         typer.echo(f"COUNTEREXAMPLE ({failure.prop}): {failure.problem}")
         where = f" (written to {failure.path})" if failure.path else ""

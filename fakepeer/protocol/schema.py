@@ -13,12 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
-
-from jsonschema import Draft202012Validator, validators
-from jsonschema.exceptions import ValidationError
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT202012
+from typing import TYPE_CHECKING, Any
 
 from fakepeer import atomic
 from fakepeer.protocol import fastpath
@@ -27,6 +22,10 @@ from fakepeer.protocol.messages import KINDS, value_positions
 from fakepeer.protocol.pointer import join
 from fakepeer.protocol.strictjson import is_integer
 from fakepeer.protocol.values import ConversionError, validate_value
+
+if TYPE_CHECKING:  # jsonschema is imported on the slow path only: a valid frame needs none
+    from jsonschema.exceptions import ValidationError
+    from referencing import Registry
 
 COMMON = "common"
 _SCHEMA_DIR = "schemas"
@@ -65,6 +64,9 @@ def load_schema(kind: str) -> dict[str, Any]:
 
 @cache
 def _registry() -> Registry:
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
     common = _load(COMMON)
     return Registry().with_resource(common["$id"], Resource.from_contents(common, DRAFT202012))
 
@@ -74,20 +76,27 @@ _strict_regex = cache(strict_regex)
 
 
 def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    from jsonschema.exceptions import ValidationError
+
     if validator.is_type(instance, "string") and not _strict_regex(pattern).search(instance):
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-#: jsonschema's "integer" admits 1.0; the protocol's does not (strictjson.is_integer).
-_TYPES = Draft202012Validator.TYPE_CHECKER.redefine(
-    "integer", lambda _checker, instance: is_integer(instance)
-)
-_Validator = validators.extend(Draft202012Validator, {"pattern": _pattern}, type_checker=_TYPES)
+@cache
+def _validator_class() -> Any:
+    """Draft 2020-12 with the protocol's `integer` (jsonschema's admits 1.0; the protocol's
+    does not: strictjson.is_integer) and ECMA-262 patterns."""
+    from jsonschema import Draft202012Validator, validators
+
+    types = Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _checker, instance: is_integer(instance)
+    )
+    return validators.extend(Draft202012Validator, {"pattern": _pattern}, type_checker=types)
 
 
 @cache
 def _validator(kind: str) -> Any:
-    return _Validator(_load(kind), registry=_registry())
+    return _validator_class()(_load(kind), registry=_registry())
 
 
 @cache

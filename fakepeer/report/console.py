@@ -211,11 +211,6 @@ def _print_sdk(console: Console, sdk: SdkRun, run: RunResult) -> None:
     console.print(table)
     for piece in missing_pieces(sdk.results):
         console.print(f"[red]MISSING[/red] {escape(piece.line())}")
-    not_run = [case for case in sdk.results if case.not_run]
-    if not_run:  # one line, whatever their number (Ctrl-C, --maxfail, --max-time)
-        console.print(
-            f"[yellow]{len(not_run)} case(s) not run[/yellow]: {escape(not_run[0].reason)}"
-        )
     detailed = (
         case
         for case in sdk.results
@@ -232,6 +227,10 @@ def _print_sdk(console: Console, sdk: SdkRun, run: RunResult) -> None:
         print_case(console, group.first, run.strict, run.lenient)
         if group.rolled_up:
             console.print(f"    [dim]the same for: {escape(group.others())}[/dim]")
+    not_run = [case for case in sdk.results if case.not_run]
+    if not_run:  # one line, whatever their number (Ctrl-C, --maxfail, --max-time)
+        why = not_run[0].reason.removeprefix("not run: ")
+        console.print(f"[yellow]{len(not_run)} case(s) not run[/yellow]: {escape(why)}")
     console.print()
 
 

@@ -13,9 +13,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
+from typing import TYPE_CHECKING
 
 from fakepeer import __version__
 from fakepeer.compare import MISSING, Finding
@@ -29,6 +27,9 @@ from fakepeer.report.tally import build_tally
 from fakepeer.session.outcomes import Outcome
 from fakepeer.session.results import CaseResult, RunResult, SdkRun
 from fakepeer.session.wire import WireRecord
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
 
 FORMAT = "ryusen-conform.report/1"
 
@@ -167,6 +168,8 @@ def read_document(path: Path) -> dict:
             f"{path}: the report records no selection (it was written by an older bench), so "
             "no merge can tell whether every selected case is in it; re-run it with this bench"
         )
+    from jsonschema.exceptions import best_match  # only reading a report back needs it
+
     error = best_match(_report_validator().iter_errors(document))
     if error is not None:
         pointer = "".join(f"/{part}" for part in error.absolute_path) or "(root)"
@@ -181,6 +184,8 @@ REPORT_NESTING = MAX_JSON_NESTING + 16
 
 @functools.cache
 def _report_validator() -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     schema = json.loads((Path(__file__).parent / "report.schema.json").read_text("utf-8"))
     return Draft202012Validator(schema)
 

@@ -7,7 +7,18 @@ emissions, faults) can be driven end to end against an SDK. Nothing sleeps: time
 Every behaviour names the RFD 2 sentence it implements (see `rules.RULES`).
 """
 
-from fakepeer.server.loop import ModelServer, RunReport
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 from fakepeer.server.script import Fault, ScriptItem
 
 __all__ = ["Fault", "ModelServer", "RunReport", "ScriptItem"]
+
+
+def __getattr__(name: str) -> Any:
+    """The model server loads on first use: every command mounts `simulate`, few play it."""
+    if name in ("ModelServer", "RunReport"):
+        return getattr(importlib.import_module("fakepeer.server.loop"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,7 +18,10 @@ from fakepeer.protocol.messages import CONFORM_SCOPE
 from fakepeer.server.clock import Scheduler, VirtualClock
 from fakepeer.server.events import AcceptedEvent, EventLog, Wait
 from fakepeer.server.host import HostFault, HostLink
-from fakepeer.server.policy import ServerPolicy
+from fakepeer.server.policy import (
+    DEFAULT_MAX_INVOCATIONS,  # noqa: F401 - re-exported
+    ServerPolicy,
+)
 from fakepeer.server.releases import Connection, ReleaseRegistry, Requirement, phantom_body
 from fakepeer.server.retry import ADMISSION_RETRY_MS
 from fakepeer.server.script import Fault, ScriptItem
@@ -39,9 +42,6 @@ from fakepeer.server.state import (
 from fakepeer.server.timeline import Entry, Timeline
 from fakepeer.session.effects import check_delivered, check_invariants
 
-#: A simulation stops after this many invocations (a run that can never finish, e.g. admission
-#: closed for good, would otherwise loop forever on the virtual clock).
-DEFAULT_MAX_INVOCATIONS = 100_000
 ROOT_RUN_ID = "run-1"
 
 _TARGETED_ANSWERS = {

@@ -15,6 +15,11 @@ from typing import Any
 
 from fakepeer.protocol.limits import MAX_HISTORY_ENTRIES
 
+#: A simulation stops after this many invocations (a run that can never finish, e.g. admission
+#: closed for good, would otherwise loop forever on the virtual clock). Here, not in loop.py,
+#: so `simulate`'s option default costs no import of the model server.
+DEFAULT_MAX_INVOCATIONS = 100_000
+
 #: The members a scenario's `policy` (and `simulate`'s options) may set.
 POLICY_MEMBERS = ("default_timeout_ms", "max_timeout_ms", "history_limit")
 

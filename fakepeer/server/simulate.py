@@ -15,7 +15,7 @@ import base64
 import json
 import re
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -25,13 +25,15 @@ from rich.text import Text
 from fakepeer.cases.macros import MacroError, expand
 from fakepeer.protocol.durations import parse_duration_ms
 from fakepeer.server.host import HostLink
-from fakepeer.server.loop import DEFAULT_MAX_INVOCATIONS, ModelServer, RunReport
-from fakepeer.server.policy import ServerPolicy
+from fakepeer.server.policy import DEFAULT_MAX_INVOCATIONS, ServerPolicy
 from fakepeer.server.script import Fault, ScriptItem, parse_fault_option
 from fakepeer.session.sdk import SdkSession, SessionError
 from fakepeer.session.targets import command_target, default_target
 from fakepeer.transport import CommandError, close_all
 from fakepeer.transport.errors import TransportError
+
+if TYPE_CHECKING:
+    from fakepeer.server.loop import RunReport
 
 _EVENT = re.compile(r"^(?P<at>[^=]+)=(?P<name>[^:{]+)(\{(?P<meta>[^}]*)\})?:(?P<payload>.*)$", re.S)
 FAULT_HELP = (
@@ -273,6 +275,8 @@ def simulate(
                 err=True,
             )
             raise typer.Exit(2)
+        from fakepeer.server.loop import ModelServer  # the model server: only when simulating
+
         server = ModelServer(
             link, max_invocations=max_invocations, keep_frames=as_json, trace=trace, policy=policy
         )

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fakepeer.cases.loader import repository_root
-from fakepeer.transport import http
 from fakepeer.transport.base import Transport
 from fakepeer.transport.inprocess import PREFIX, InProcessTransport, PythonHostError, load_host
 from fakepeer.transport.process import CommandError, SubprocessTransport, parse_command
@@ -44,6 +43,8 @@ def command_target(command: str, cwd: Path | None = None) -> SdkTarget:
         return SdkTarget(
             label=command, command=[command], factory=lambda: InProcessTransport(host, command)
         )
+    from fakepeer.transport import http  # http.client, ssl, email: only for an HTTP target
+
     if command.startswith(http.COMMAND_PREFIX):
         argv, factory = http.command_transport_factory(command, cwd)
         return SdkTarget(label=command, command=argv, factory=factory)  # type: ignore[arg-type]

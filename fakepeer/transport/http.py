@@ -35,6 +35,7 @@ from fakepeer.transport.errors import (
     TransportError,
     TransportTimeout,
 )
+from fakepeer.transport.payload import HttpPayload  # noqa: F401 - its old home, re-exported
 from fakepeer.transport.process import CommandError, SubprocessTransport, parse_command
 
 #: The `--sdk` prefix of a host the bench starts and reaches over HTTP.
@@ -77,21 +78,6 @@ INJECTED = {
 }
 #: How many signed requests are kept for a later `replay` fault.
 _KEPT_SIGNATURES = 16
-
-
-class HttpPayload(bytes):
-    """A payload with the fault the transport commits when it sends it (framed: plain bytes)."""
-
-    fault: str
-
-    def __new__(cls, payload: bytes, fault: str) -> HttpPayload:
-        self = super().__new__(cls, payload)
-        self.fault = fault
-        return self
-
-    def __reduce__(self) -> tuple[type, tuple[bytes, str]]:
-        """Pickled with its fault (the fixture cache stores loaded steps)."""
-        return (HttpPayload, (bytes(self), self.fault))
 
 
 def parse_url(url: str) -> tuple[str, int, str]:
