@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import threading
 from typing import Any
 
 from fakepeer.protocol.limits import MAX_JSON_NESTING
 from fakepeer.protocol.values import escape_pointer_token
 
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 _OPENERS = b"[{"
-_NOT_BRACKETS = bytes(byte for byte in range(256) if byte not in b"[]{}")
+#: Every byte but the quote and the brackets: what the depth scan deletes first.
+_NOT_SYNTAX = bytes(byte for byte in range(256) if byte not in b'"[]{}')
+#: Bytes of quotes and brackets split at a time by the depth scan (bounds its lists).
+_SCAN_PIECE = 1 << 20
 
 
 class StrictJsonError(ValueError):
@@ -45,7 +46,9 @@ def nesting_depth(data: bytes | str, limit: int = MAX_JSON_NESTING) -> int:
     """The deepest nesting of objects and arrays in JSON text, stopping once past `limit`.
 
     Iterative and linear. Brackets inside strings do not count. When the text has no more
-    opening brackets than `limit` the answer is settled by two counts, without a scan.
+    opening brackets than `limit` the answer is settled by two counts, without a scan. The scan
+    runs at C speed over bounded pieces: a 10 MB trace of 150,000 events once cost 9 s and
+    220 MB here (a regular expression over every string, a list of every piece between them).
     """
     if isinstance(data, str):  # counted as given: text is encoded only for the scan below
         openers = data.count("[") + data.count("{")
@@ -54,17 +57,27 @@ def nesting_depth(data: bytes | str, limit: int = MAX_JSON_NESTING) -> int:
     if openers <= limit:
         return openers
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
-    brackets = _STRING.sub(b"", raw).translate(None, _NOT_BRACKETS)
+    if b"\\" in raw:  # an escaped quote or backslash is no string boundary
+        raw = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
+    quotes_and_brackets = raw.translate(None, _NOT_SYNTAX)
+    del raw
     depth = deepest = 0
-    for byte in brackets:
-        if byte in _OPENERS:
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-                if deepest > limit:
-                    return deepest
-        else:
-            depth -= 1
+    inside = False  # within a string at the start of the piece
+    for start in range(0, len(quotes_and_brackets), _SCAN_PIECE):
+        parts = quotes_and_brackets[start : start + _SCAN_PIECE].split(b'"')
+        brackets = b"".join(parts[1 if inside else 0 :: 2])
+        if len(parts) % 2 == 0:  # an odd number of quotes: the string state flips
+            inside = not inside
+        del parts
+        for byte in brackets:
+            if byte in _OPENERS:
+                depth += 1
+                if depth > deepest:
+                    deepest = depth
+                    if deepest > limit:
+                        return deepest
+            else:
+                depth -= 1
     return deepest
 
 

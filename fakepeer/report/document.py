@@ -139,6 +139,7 @@ def _case_document(case: CaseResult, strict: bool, lenient: bool, info: CaseInfo
         "reason": case.reason,
         "diff": [finding.to_json() for finding in case.findings],
         "diff_text": case.diff,
+        **({"diff_dropped": case.findings_dropped} if case.findings_dropped else {}),
         "stderr_tail": case.stderr_tail,
         "wire": [record.to_json() for record in case.wire],
         **({"internal": True} if case.internal else {}),
@@ -241,6 +242,7 @@ def _case_from_document(case: dict) -> CaseResult:
         internal=bool(case.get("internal")),
         not_run=bool(case.get("not_run")),
         missing=case.get("missing"),
+        findings_dropped=int(case.get("diff_dropped", 0)),
     )
 
 

@@ -10,7 +10,7 @@ from fakepeer.report.catalog import CaseInfo
 from fakepeer.report.htmltext import attr, compact_json, pretty_json, text
 from fakepeer.report.tally import case_status
 from fakepeer.session.outcomes import INVARIANT_NOTE
-from fakepeer.session.results import CaseResult, RunResult
+from fakepeer.session.results import CaseResult, RunResult, dropped_line
 
 STDERR_LINES = 200
 _ARROW = {"sent": "bench → SDK", "received": "SDK → bench"}
@@ -92,6 +92,7 @@ def _diff(case: CaseResult) -> str:
         "<th>expected</th><th>actual</th></tr></thead><tbody>\n"
         + "\n".join(rows)
         + "\n</tbody></table>"
+        + (f"\n<p>{text(dropped_line(case.findings_dropped))}</p>" if case.findings_dropped else "")
     )
 
 

@@ -26,7 +26,7 @@ from fakepeer.session.effects import (
     trace_events,
 )
 from fakepeer.session.outcomes import Outcome
-from fakepeer.session.results import CaseResult
+from fakepeer.session.results import CappedFindings, CaseResult
 from fakepeer.session.sdk import SdkSession, SessionError, StrayAnswer, decode, late_window
 from fakepeer.session.wire import WireLog
 from fakepeer.transport.errors import NoAnswer, TransportError, TransportTimeout
@@ -77,7 +77,7 @@ def _play(
     wire = WireLog()
     start_bound = startup if startup is not None else max(timeout, STARTUP_SECONDS)
     deadline = _clip(wire.started + start_bound, overall_deadline)
-    findings: list[Finding] = []
+    findings = CappedFindings()  # bounded: a huge trace costs no finding per event
     invokes: dict[str, tuple[dict, str | None]] = {}  # exchange id -> (invoke, trace request id)
     trace_problem: str | None = None
     missing_piece: str | None = None
@@ -139,6 +139,7 @@ def _play(
                         events = _read_trace(session, step, trace_id, deadline, wire)
                         effects = _effects(step, invoke, answer, events)
                         findings.extend(finding.at(where, after_first) for finding in effects)
+                        findings.dropped += effects.dropped
                     except TraceProblem as exc:
                         trace_problem = trace_problem or str(exc)
                         missing_piece = missing_piece or exc.missing
@@ -200,7 +201,7 @@ def _finished(
         fixture,
         Outcome.FAIL,
         wire,
-        reason=f"{len(findings)} difference(s): {', '.join(kinds)}",
+        reason=f"{len(findings) + _dropped(findings):,} difference(s): {', '.join(kinds)}",
         findings=findings,
         stderr=session.stderr_tail(),
     )
@@ -278,9 +279,10 @@ def _read_trace(
     return trace_events(reply)
 
 
-def _effects(step: ExpectStep, invoke: dict, answer: dict, events: list[dict]) -> list[Finding]:
+def _effects(step: ExpectStep, invoke: dict, answer: dict, events: list[dict]) -> CappedFindings:
     """Hold one invoke's effect trace against the invariants (§12.4) and the fixture's own."""
-    findings, _ = check_invariants(invoke, answer, events)
+    findings = CappedFindings()
+    check_invariants(invoke, answer, events, findings)
     if step.trace is not None:
         findings.extend(check_expected_trace(step.trace, events))
     return findings
@@ -342,4 +344,10 @@ def _result(
         wire=wire.records,
         started=wire.started,
         exchange_ids=tuple(wire.ids),
+        findings_dropped=_dropped(findings),
     )
+
+
+def _dropped(findings: Sequence[Finding] | None) -> int:
+    """The findings a capped list counted but did not keep."""
+    return findings.dropped if isinstance(findings, CappedFindings) else 0

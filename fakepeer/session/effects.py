@@ -175,13 +175,16 @@ class InvokeFacts:
 
 
 def check_invariants(
-    invoke: Mapping, answer: Mapping, events: Sequence[dict]
+    invoke: Mapping, answer: Mapping, events: Sequence[dict], findings: list[Finding] | None = None
 ) -> tuple[list[Finding], int]:
-    """Hold one invoke's trace against every invariant that applies; (findings, checks made)."""
+    """Hold one invoke's trace against every invariant that applies; (findings, checks made).
+
+    `findings`: where they go (a `CappedFindings` keeps a bounded number of them and counts the
+    rest, as a case does); a fresh list by default."""
     facts = InvokeFacts.of(invoke)
     answer_kind = answer.get("kind")
     starts = [(i, e) for i, e in enumerate(events) if e.get("event") == "started"]
-    findings: list[Finding] = []
+    findings = [] if findings is None else findings
     checks = 0
 
     def fail(invariant: Invariant, index: int | None, detail: str) -> None:

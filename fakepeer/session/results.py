@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from fakepeer.compare import MISSING, Finding, diff_text
@@ -28,6 +29,10 @@ REPORTED_VALUE_CHARS = 64 * 1024
 REPORTED_HEAD_CHARS = 1024
 #: Longest reason or finding message kept.
 REPORTED_MESSAGE_CHARS = 4096
+#: Findings kept per case (the first ones, plus the first of every kind beyond them, so what a
+#: verdict reads from the kinds is unchanged); the rest are counted (`findings_dropped`). A
+#: host answering a 150,000-event trace must not cost a finding per event in every report.
+KEPT_FINDINGS = 100
 
 
 @dataclass
@@ -57,10 +62,15 @@ class CaseResult:
     #: The exchange ids the bench sent in this case (not reported): a stray frame carrying one
     #: is this case's (`attribution`).
     exchange_ids: tuple[str, ...] = ()
+    #: Findings found but not kept (beyond KEPT_FINDINGS); every report states the count.
+    findings_dropped: int = 0
 
     @property
     def diff(self) -> str:
-        return diff_text(self.findings)
+        text = diff_text(self.findings)
+        if self.findings_dropped:
+            text += f"\n{dropped_line(self.findings_dropped)}"
+        return text
 
     @property
     def invariant_broken(self) -> bool:
@@ -139,10 +149,52 @@ class RunResult:
         return EXIT_FAILURES if failing else EXIT_OK
 
 
+def dropped_line(count: int) -> str:
+    """The line every report shows for the findings a case did not keep."""
+    return f"... and {count:,} more finding(s), not kept (at most {KEPT_FINDINGS} per case)"
+
+
 def trim_result(result: CaseResult) -> None:
-    """Bound what one result holds: long reasons and messages clipped, big diff values summed up."""
+    """Bound what one result holds: long reasons and messages clipped, big diff values summed up,
+    at most KEPT_FINDINGS findings (plus the first of each kind), the rest counted."""
     result.reason = _clip(result.reason)
-    result.findings = [_trim_finding(finding) for finding in result.findings]
+    kept, dropped = cap_findings(result.findings)
+    result.findings = [_trim_finding(finding) for finding in kept]
+    result.findings_dropped += dropped
+
+
+def cap_findings(findings: list[Finding], keep: int = KEPT_FINDINGS) -> tuple[list[Finding], int]:
+    """The first `keep` findings, and the first of every kind not among them (a verdict reads
+    the kinds: an `invariant` finding fails the run whatever the level); and how many went."""
+    if len(findings) <= keep:
+        return findings, 0
+    capped = CappedFindings(keep)
+    capped.extend(findings)
+    return list(capped), capped.dropped
+
+
+class CappedFindings(list):
+    """A list of findings that keeps what `cap_findings` keeps as they come, and counts the
+    rest: a check over 150,000 trace events builds at most `keep` findings plus one per kind."""
+
+    def __init__(self, keep: int = KEPT_FINDINGS) -> None:
+        super().__init__()
+        self.keep = keep
+        self.dropped = 0
+        self._kinds: set[str] = set()
+
+    def append(self, finding: Finding) -> None:
+        if len(self) < self.keep or finding.kind not in self._kinds:
+            self._kinds.add(finding.kind)
+            super().append(finding)
+        else:
+            self.dropped += 1
+
+    def extend(self, findings: Iterable[Finding]) -> None:
+        for finding in findings:
+            self.append(finding)
+        if isinstance(findings, CappedFindings):
+            self.dropped += findings.dropped
 
 
 def _trim_finding(finding: Finding) -> Finding:
