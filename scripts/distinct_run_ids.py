@@ -9,8 +9,10 @@ leaves behind cannot be mistaken for the next case's run.
 The rewrite is textual (`run-1` not followed by an id character, so `run-10` is left alone), and
 a formatted fixture is formatted again (as `fixtures fmt`); operation ids built from the run id
 (`op:run-1:forward:a`) follow.
-Fixtures that need `run-1` are left alone: lifecycle scenarios (the model server names its root
-run `run-1`) and those listed in KEEP. Running it again changes nothing.
+Lifecycle scenarios follow too: the model server names a scenario's root run `run-<fixture id>`
+(fakepeer/server/lifecycle.py `scenario_run_id`), so the run ids their expectations spell are
+rewritten the same way. Fixtures that need `run-1` are listed in KEEP. Running it again changes
+nothing.
 
     python scripts/distinct_run_ids.py [--check]
 """
@@ -27,8 +29,9 @@ from fakepeer.authoring.formatting import format_text  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
-#: Categories whose run ids the bench does not write (the model server names the root run).
-KEEP_CATEGORIES = frozenset({"lifecycle"})
+#: Categories whose run ids the bench does not write (none: the model server names a
+#: scenario's root run after its fixture).
+KEEP_CATEGORIES: frozenset[str] = frozenset()
 #: Fixtures that need `run-1` itself, with the reason.
 KEEP: dict[str, str] = {}
 PATTERN = re.compile(r"run-1(?![0-9A-Za-z_.\-])")

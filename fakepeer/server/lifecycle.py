@@ -27,13 +27,20 @@ BASE = "/lifecycle/expect"
 SCENARIO_MAX_INVOCATIONS = 1000
 
 
-def simulate_spec(link: HostLink, spec: LifecycleSpec) -> RunReport:
+def scenario_run_id(fixture_id: str) -> str:
+    """The root run id of a scenario: its own, as every fixture's (scripts/distinct_run_ids.py),
+    so what a host keeps per run never carries from one scenario into the next."""
+    return f"run-{fixture_id}"
+
+
+def simulate_spec(link: HostLink, spec: LifecycleSpec, root_run_id: str | None = None) -> RunReport:
     """Run the scenario's function with its script and faults on a fresh model server."""
     server = ModelServer(
         link,
         max_invocations=SCENARIO_MAX_INVOCATIONS,
         trace=True,
         policy=ServerPolicy.from_json(spec.policy),
+        **({"root_run_id": root_run_id} if root_run_id is not None else {}),
     )
     return server.simulate(
         spec.function,
@@ -57,7 +64,7 @@ def play_lifecycle(
     link = HostLink(
         session, wire=wire, deadline=deadline, scope=f"{fixture.id}/server", limit=limit
     )
-    report = simulate_spec(link, spec)
+    report = simulate_spec(link, spec, scenario_run_id(fixture.id))
     if report.host_fault is not None:
         raise SessionError(f"during the lifecycle scenario: {report.host_fault}")
     return compare_report(spec.expect, report)

@@ -156,8 +156,12 @@ class ModelServer:
         policy_timeout_ms: int | None = None,
         trace: bool = False,
         policy: ServerPolicy | None = None,
+        root_run_id: str = ROOT_RUN_ID,
     ) -> None:
         self.link = link
+        #: The id of the run `simulate` starts: a lifecycle scenario names its own
+        #: (`run-<fixture id>`), so state a host keeps per run never crosses scenarios.
+        self.root_run_id = root_run_id
         #: Ask the host for its effect trace after every answered invocation (§12.4).
         self.trace = trace
         self.policy = policy or ServerPolicy(default_timeout_ms=policy_timeout_ms)
@@ -206,23 +210,23 @@ class ModelServer:
                     lambda item=item, index=index: self._script(item, index),
                     f"script {item.kind}",
                 )
-            self._new_run(ROOT_RUN_ID, "main", function_id, input_value)
+            self._new_run(self.root_run_id, "main", function_id, input_value)
             while self._stopped is None and self.scheduler.run_next():
                 if self.invocations >= self.max_invocations:
                     self._stopped = f"stopped after {self.invocations} invocations"
         except HostFault as exc:
             self._host_fault = str(exc)
-            root = self.runs.get(ROOT_RUN_ID)
+            root = self.runs.get(self.root_run_id)
             if root is None:
-                root = RunState(ROOT_RUN_ID, function_id, input_value, self.clock.now_ms)
-                self.runs[ROOT_RUN_ID] = root
-                self.aliases[ROOT_RUN_ID] = "main"
+                root = RunState(self.root_run_id, function_id, input_value, self.clock.now_ms)
+                self.runs[self.root_run_id] = root
+                self.aliases[self.root_run_id] = "main"
             for run in self.runs.values():
                 if not run.terminal:
                     run.status = ERROR
             self._note(root, f"host fault: {exc}")
         return RunReport(
-            root=self.runs[ROOT_RUN_ID],
+            root=self.runs[self.root_run_id],
             runs=self.runs,
             aliases=self.aliases,
             timeline=self.timeline,
@@ -235,7 +239,7 @@ class ModelServer:
 
     def _report(self) -> RunReport:
         return RunReport(
-            root=self.runs[ROOT_RUN_ID],
+            root=self.runs[self.root_run_id],
             runs=self.runs,
             aliases=self.aliases,
             timeline=self.timeline,
@@ -249,13 +253,13 @@ class ModelServer:
     def _rejected_publication(self, function_id: str, input_value: dict) -> RunReport:
         """Activation rejected the manifest (a run timeout above the policy maximum [S47]):
         nothing is active, so no run can be created; the report's root records why."""
-        root = RunState(ROOT_RUN_ID, function_id, input_value, self.clock.now_ms)
+        root = RunState(self.root_run_id, function_id, input_value, self.clock.now_ms)
         root.error = server_error(
             "server.manifest_rejected", "activation rejected the manifest: timeout_above_maximum"
         )
         root.status = ERROR
-        self.runs[ROOT_RUN_ID] = root
-        self.aliases[ROOT_RUN_ID] = "main"
+        self.runs[self.root_run_id] = root
+        self.aliases[self.root_run_id] = "main"
         self._note(root, "manifest rejected: a run timeout above the policy maximum")
         return self._report()
 
@@ -884,7 +888,7 @@ class ModelServer:
             self.link.set_admission(item.open)
             self._server_note("admission " + ("open" if item.open else "closed"))
         elif item.kind == "start":
-            run_id = f"run-{index + 2}"
+            run_id = f"{self.root_run_id}+{index + 2}"
             self._new_run(run_id, f"started:{index}", item.function, item.input or {"t": "null"})
         elif item.kind == "server_restart":
             self._server_restart()

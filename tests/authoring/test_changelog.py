@@ -64,7 +64,7 @@ def test_since_and_touched_since() -> None:
     assert since(releases, "3.0") == since(releases, "0.4.0")
     touched, _ = touched_since(releases, "2.1")
     assert "values.str-leading-nul-roundtrip" in touched
-    assert "lifecycle.admission-closed-window" not in touched
+    assert "lifecycle.saga-completes" not in touched  # untouched since 2.1
     with pytest.raises(ChangelogError, match="no release '9.9'"):
         since(releases, "9.9")
 
