@@ -15,6 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { Pass, WorkflowContext, isSuspended } from '../../runners/node/src/context.js';
 import { DecisionMachine } from '../../runners/node/src/machine.js';
 import { Instant } from '../../runners/node/src/values.js';
+import { JsonDocument } from '../../runners/node/src/json.js';
+import { sdkError } from '../../runners/node/src/errors.js';
 import { createHmac } from 'node:crypto';
 import { serve, serveProcess } from '../../runners/node/host.js';
 import { Guard, HttpSession, hooks as httpHooks, serveHttp } from '../../runners/node/http.js';
@@ -97,6 +99,18 @@ function guardWithout(check) {
       return null;
     },
   );
+}
+
+/** The (unexported) class of `ctx.step`, reached through a context built on a stand-in pass. */
+const StepApi = Object.getPrototypeOf(new WorkflowContext({ runId: '', functionId: '' }).step).constructor;
+
+/** A JSON document with every object's members sorted by key (RFC 8785's order), deeply. */
+function sortedDocument(value) {
+  if (Array.isArray(value)) return value.map(sortedDocument);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortedDocument(value[key])]));
+  }
+  return value;
 }
 
 const PATCHES = {
@@ -245,6 +259,89 @@ const PATCHES = {
       return original.call(this, declaration, step, decision);
     });
   },
+  'node:target-with-history-runs-twice'() {
+    wrap(Pass.prototype, 'reachTarget', (original) =>
+      function reachTarget(declaration, step, decision) {
+        const completed = decision.kind === 'replay' && declaration.type === 'step';
+        if (this.mode === 'forward' && completed && typeof step?.callback === 'function') {
+          const context = this.stepContext(declaration.step_id, 'forward');
+          quietly(() => step.callback(context)); // the first run's result is thrown away
+        }
+        return original.call(this, declaration, step, decision);
+      },
+    );
+  },
+
+  'node:compensator-result-by-position'() {
+    wrap(Pass.prototype, 'claim', (original) =>
+      function claim(stepId) {
+        this.mutantCalls = (this.mutantCalls ?? 0) + 1;
+        return original.call(this, stepId);
+      },
+    );
+    wrap(Pass.prototype, 'reachTarget', (original) =>
+      function reachTarget(declaration, step, decision) {
+        const entries = [...this.history.values()];
+        const position = (this.mutantCalls ?? 1) - 1; // the target's own call was just claimed
+        if (this.mode === 'compensate' && decision.kind === 'replay' && position < entries.length) {
+          const entry = entries[position];
+          const found = entry.status === 'completed' ? { kind: 'replay', value: entry.value } : decision;
+          return original.call(this, declaration, step, found);
+        }
+        return original.call(this, declaration, step, decision);
+      },
+    );
+  },
+
+  'node:child-zero-timeout-dropped'() {
+    wrap(WorkflowContext.prototype, 'invoke', (original) =>
+      function invoke(id, functionId, input, options = {}) {
+        const timeout = options?.timeout;
+        const dropped = timeout !== undefined && timeout !== null && !timeout; // 0 and 0n are falsy
+        return original.call(this, id, functionId, input, dropped ? { ...options, timeout: undefined } : options);
+      },
+    );
+  },
+
+  'node:emit-json-canonicalized'() {
+    wrap(WorkflowContext.prototype, 'emit', (original) =>
+      function emit(id, event, payload, options = {}) {
+        const sorted = payload instanceof JsonDocument ? new JsonDocument(sortedDocument(payload.document)) : payload;
+        return original.call(this, id, event, sorted, options);
+      },
+    );
+  },
+
+  'node:empty-step-id-refused'() {
+    wrap(StepApi.prototype, 'run', (original) =>
+      function run(id, callback, options = {}) {
+        if (id === '') return Promise.reject(sdkError('sdk.invalid_declaration', 'a step ID is a non-empty string'));
+        return original.call(this, id, callback, options);
+      },
+    );
+  },
+
+  'node:empty-name-as-step-id'() {
+    wrap(StepApi.prototype, 'run', (original) =>
+      function run(id, callback, options = {}) {
+        const unnamed = options?.name === '' ? { ...options, name: undefined } : options;
+        return original.call(this, id, callback, unnamed);
+      },
+    );
+  },
+
+  'node:empty-message-class-name'() {
+    wrap(Pass.prototype, 'finish', (original) =>
+      function finish(kind, body) {
+        const error = body?.error;
+        if (error?.category === 'app.unhandled' && error.message === '') {
+          return original.call(this, kind, { ...body, error: { ...error, message: 'Error' } });
+        }
+        return original.call(this, kind, body);
+      },
+    );
+  },
+
   'node:correlation-values-coerced'() {
     wrap(WorkflowContext.prototype, 'waitForEvent', (original) =>
       function waitForEvent(id, event, options = {}) {
