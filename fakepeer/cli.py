@@ -789,12 +789,43 @@ def main(argv: list[str] | None = None) -> int:
     return int(status)
 
 
+#: One metavar per kind of value, for options that name none (every command mounts its own
+#: options; `--sdk CMD` everywhere, never `--sdk SDK`, `--output OUTPUT` or `--wait WAIT`).
+METAVARS = {
+    "sdk": "CMD",
+    "out": "PATH",
+    "output": "PATH",
+    "fixtures": "PATH",
+    "source": "FILE",
+    "directory": "DIR",
+    "category": "NAME",
+    "wait": "SECONDS",
+    "timeout": "SECONDS",
+    "max_time": "SECONDS",
+    "examples": "N",
+    "seed": "N",
+    "whole_runs": "N",
+    "max_invocations": "N",
+    "event": "AT=NAME:PAYLOAD",
+    "fault": "SPEC",
+    "ambient": "KEY=VALUE",
+    "worker": "SPEC",
+    "paths": "PATH",
+}
+
+
 def _plain_help(command: object) -> None:
     """Help that names values as people do: `--out PATH`, never `<path>`, `<list[str]>` or
-    `<float range> [x>=0.001]` (typer's type labels); ranges are still enforced."""
+    `<float range> [x>=0.001]` (typer's type labels), and a required argument as `ID`, not
+    `{ID}`; ranges are still enforced."""
     for param in getattr(command, "params", ()):
+        if param.metavar is None and param.name in METAVARS and not getattr(param, "is_flag", 0):
+            param.metavar = METAVARS[param.name]
         if getattr(param, "param_type_name", "") == "argument":
             param.display_type_rich = lambda ctx: None
+            name = param.metavar or param.name.upper()
+            usage = (name if param.required else f"[{name}]") + ("..." if param.nargs != 1 else "")
+            param._usage_display_name = lambda usage=usage: usage
         else:
             label = param.metavar or param.name.upper()
             param.display_type_rich = lambda ctx, label=label: label

@@ -822,7 +822,9 @@ BODIES: Final[dict[str, dict[str, Any]]] = {
                 "then": {
                     "required": ["application_generation", "workspace_generation"],
                     "properties": {
-                        "application_generation": {"$ref": "common.schema.json#/$defs/generation_id"},
+                        "application_generation": {
+                            "$ref": "common.schema.json#/$defs/generation_id"
+                        },
                         "workspace_generation": {"$ref": "common.schema.json#/$defs/generation_id"},
                     },
                 },
@@ -832,7 +834,9 @@ BODIES: Final[dict[str, dict[str, Any]]] = {
                 "then": {
                     "required": ["active_generation"],
                     "properties": {
-                        "active_generation": {"$ref": "common.schema.json#/$defs/generation_id_or_null"}
+                        "active_generation": {
+                            "$ref": "common.schema.json#/$defs/generation_id_or_null"
+                        }
                     },
                 },
             },

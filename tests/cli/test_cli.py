@@ -286,3 +286,38 @@ def test_ctrl_c_gives_one_not_run_line_and_exit_130(tmp_path: Path) -> None:
     assert len(lines) == 1, lines
     assert lines[0].startswith("31 case(s) not run"), lines
     assert "31 case(s) not run" in stderr
+
+
+def test_one_metavar_style_across_every_command() -> None:
+    """Issue 22 (11): every option that takes a value names it the same way in every command
+    (`--sdk CMD`, never `--sdk SDK`; no `OUTPUT`, `WAIT` or `SOURCE` echoing the option's own
+    name), and a required argument reads `ID`, not typer's `{ID}`."""
+    import typer
+
+    from fakepeer import cli
+
+    command = typer.main.get_command(cli.app)
+    cli._plain_help(command)
+    seen: list[str] = []
+
+    def walk(group: object, path: tuple[str, ...]) -> None:
+        for param in getattr(group, "params", ()):
+            if getattr(param, "param_type_name", "") == "argument":
+                assert "{" not in param._usage_display_name(), (path, param.name)
+                continue
+            if param.is_flag or param.name == "help":
+                continue
+            metavar = param.metavar
+            assert metavar, (path, param.opts)
+            echo = param.name.upper().replace("_", "-")
+            assert metavar not in (echo, param.name.upper()), (path, param.opts, metavar)
+            if "--sdk" in param.opts:
+                assert metavar == "CMD", (path, metavar)
+                seen.append(" ".join(path))
+        for name, sub in getattr(group, "commands", {}).items():
+            walk(sub, (*path, name))
+
+    walk(command, ())
+    assert {"run", "fuzz", "simulate", "fixtures record"} <= set(seen)
+    usage = conform("fixtures", "new", "--help").stdout.splitlines()[0]
+    assert usage.endswith("[OPTIONS] ID"), usage
