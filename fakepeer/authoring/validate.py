@@ -189,7 +189,84 @@ def semantic_problems(
         for index, step in enumerate(steps):
             if isinstance(step, dict):
                 problems.extend(_step_problems(step, f"/steps/{index}", file))
+        if isinstance(capabilities, list):
+            problems.extend(_uncovered_capabilities(steps, capabilities, file))
     return problems
+
+
+#: The §7.3 capability a conform.program op needs (docs/host-contract.md), and an answer's
+#: declaration type: a fixture that uses one without listing it runs on an SDK that does not
+#: offer it and fails there, where it should be skipped with the reason.
+OP_CAPABILITIES = {
+    "invoke": "child_invocations",
+    "sleep": "timers",
+    "sleep_until": "timers",
+    "wait": "event_waits",
+    "emit": "event_emission",
+    "json_bytes": "json_convenience",
+}
+DECLARATION_CAPABILITIES = {
+    "invoke": "child_invocations",
+    "timer": "timers",
+    "wait": "event_waits",
+    "emit": "event_emission",
+}
+
+
+def _uncovered_capabilities(
+    steps: list, capabilities: list, file: Path | None
+) -> list[FixtureProblem]:
+    """Each capability the fixture's program ops or expected declarations need and do not list
+    (the first place that needs it is named)."""
+    needed: dict[str, str] = {}
+    for index, step in enumerate(steps):
+        if not isinstance(step, dict):
+            continue
+        send, expect = step.get("send"), step.get("expect")
+        if isinstance(send, dict) and send.get("kind") == "invoke":
+            body = send.get("body")
+            program = body.get("input") if isinstance(body, dict) else None
+            if isinstance(program, dict) and "$plain" in program:
+                program = program["$plain"]
+            for op in _program_ops(program):
+                capability = OP_CAPABILITIES.get(op.get("op"))  # type: ignore[arg-type]
+                if op.get("op") == "run" and op.get("compensate") not in (None, False):
+                    capability = "compensation"
+                if capability:
+                    where = f"/steps/{index}/send: op {op.get('op')!r}"
+                    needed.setdefault(capability, where)
+        if isinstance(expect, dict) and isinstance(expect.get("body"), dict):
+            declaration = expect["body"].get("declaration")
+            kind = declaration.get("type") if isinstance(declaration, dict) else None
+            capability = DECLARATION_CAPABILITIES.get(kind)  # type: ignore[arg-type]
+            if capability:
+                needed.setdefault(capability, f"/steps/{index}/expect: a {kind!r} declaration")
+    listed = {name for name in capabilities if isinstance(name, str)}
+    return [
+        FixtureProblem(
+            file,
+            "/capabilities",
+            f"{where} needs capability {capability!r}; list it, so an SDK without it has the "
+            "case skipped, not failed (docs/protocol.md §7.3)",
+        )
+        for capability, where in sorted(needed.items())
+        if capability not in listed
+    ]
+
+
+def _program_ops(program: object) -> list[dict]:
+    """Every op of a conform.program input, nested ones (`then`, `else`, `ops`) included."""
+    found: list[dict] = []
+    pending = [program.get("ops")] if isinstance(program, dict) else []
+    while pending:
+        ops = pending.pop()
+        if not isinstance(ops, list):
+            continue
+        for op in ops:
+            if isinstance(op, dict):
+                found.append(op)
+                pending.extend(op.get(key) for key in ("then", "else", "ops"))
+    return found
 
 
 def _scaffold_texts(document: dict) -> list[tuple[str, str]]:

@@ -199,3 +199,33 @@ def test_scaffold_leftovers_are_refused(runner, app, tmp_path) -> None:
     assert result.exit_code == 2, result.output
     assert "/title" in result.output and "/notes" in result.output
     assert "still the scaffold's text" in result.output
+
+
+def test_capabilities_must_cover_the_ops_and_declarations_a_fixture_uses(
+    runner, app, tmp_path
+) -> None:
+    """Issue 22 (12): a child invoke with `"capabilities": []` ran (and failed) on an SDK without
+    child invocations instead of being skipped; validate names the op and the capability."""
+    document = fixture_document()
+    body = document["steps"][0]["send"]["body"]
+    body["function_id"] = "conform.program"
+    program = [
+        {"op": "if_ambient", "key": "k", "equals": "v", "then": [{"op": "sleep", "id": "t"}]},
+        {"op": "invoke", "id": "c", "function": "f", "input": {"$plain": 1}},
+    ]
+    body["input"] = {"$plain": {"ops": program}}
+    document["steps"][1] = {
+        "expect": {
+            "kind": "declared",
+            "body": {"declaration": {"type": "wait", "step_id": "w", "event": "e"}},
+        }
+    }
+    path = write_fixture(tmp_path, document)
+    result = _validate(runner, app, path)
+    assert result.exit_code == 2, result.output
+    for capability in ("child_invocations", "timers", "event_waits"):
+        assert f"needs capability {capability!r}" in result.output, result.output
+    assert "op 'invoke'" in result.output
+    document["capabilities"] = ["child_invocations", "event_waits", "timers"]
+    result = _validate(runner, app, write_fixture(tmp_path, document))
+    assert "needs capability" not in result.output, result.output
