@@ -123,11 +123,13 @@ class SubprocessTransport(Transport):
                 env={**child_environment(env), **self._mark},
                 start_new_session=True,
                 bufsize=0,
+                preexec_fn=containment.death_signal(),  # the host dies with the bench
             )
-        except OSError as exc:
+        except (OSError, subprocess.SubprocessError) as exc:
             raise CommandError(f"cannot start {shlex.join(self.argv)}: {exc}") from None
         with _live_lock:
             _live.add(self)
+            containment.hosts.add(self.process.pid)
         self._stdin = self.process.stdin.fileno()  # type: ignore[union-attr]
         self._stdout = self.process.stdout.fileno()  # type: ignore[union-attr]
         os.set_blocking(self._stdin, False)
@@ -296,6 +298,10 @@ class SubprocessTransport(Transport):
         self._writer.close()
         with _live_lock:
             _live.discard(self)
+            containment.hosts.discard(self.process.pid)
+            last = not _live
+        if last:  # no host left: what was re-parented to the bench is no host's any more
+            containment.kill_orphans()
 
     def _kill_group(self) -> None:
         """SIGTERM the group and every descendant, a short grace, then SIGKILL them all.
@@ -416,6 +422,7 @@ def close_all() -> None:
             transport.close()
         except Exception:  # noqa: BLE001 - best effort at exit
             pass
+    containment.kill_orphans()
 
 
 atexit.register(close_all)
