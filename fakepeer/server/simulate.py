@@ -109,15 +109,27 @@ def parse_ambient(text: str) -> ScriptItem:
     return ScriptItem(0, "ambient", key=key, value=value)
 
 
+def parse_count(text: str, option: str, minimum: int = 0) -> int:
+    """A whole number for `option`, or a one-line usage error (typer's own check of an `int`
+    option prints a four-line usage block)."""
+    value = text.strip()
+    if not value.isdigit() or int(value) < minimum:
+        raise SimulateUsage(
+            f"{option}: expected a whole number of at least {minimum}, not {text!r}"
+        )
+    return int(value)
+
+
 def parse_policy(
-    default: str | None, maximum: str | None, history_limit: int | None
+    default: str | None, maximum: str | None, history_limit: str | None
 ) -> ServerPolicy:
     """The deployment policy from `--policy-default`, `--policy-max` and `--history-limit`."""
+    limit = None if history_limit is None else parse_count(history_limit, "--history-limit")
     try:
         return ServerPolicy(
             parse_at(default, "--policy-default") if default is not None else None,
             parse_at(maximum, "--policy-max") if maximum is not None else None,
-            *(() if history_limit is None else (history_limit,)),
+            *(() if limit is None else (limit,)),
         )
     except ValueError as exc:
         raise SimulateUsage(f"--history-limit: {exc}") from None
@@ -224,7 +236,7 @@ def simulate(
         ),
     ] = None,
     history_limit: Annotated[
-        int | None,
+        str | None,
         typer.Option(
             "--history-limit",
             help="Replay budget: history entries one invocation may carry (0-1024, default 1024).",
@@ -232,8 +244,9 @@ def simulate(
         ),
     ] = None,
     max_invocations: Annotated[
-        int, typer.Option("--max-invocations", min=1, help="Stop after this many invocations.")
-    ] = DEFAULT_MAX_INVOCATIONS,
+        str,
+        typer.Option("--max-invocations", help="Stop after this many invocations.", metavar="N"),
+    ] = str(DEFAULT_MAX_INVOCATIONS),
     trace: Annotated[
         bool,
         typer.Option("--trace", help="Show the callbacks each invocation started (conform.trace)."),
@@ -253,6 +266,7 @@ def simulate(
         ]
         script += [parse_worker(text) for text in worker or []]
         policy = parse_policy(policy_default, policy_max, history_limit)
+        most = parse_count(max_invocations, "--max-invocations", minimum=1)
         faults = parse_faults(fault or [])
         target = command_target(sdk) if sdk else default_target()
     except (SimulateUsage, CommandError) as exc:
@@ -278,7 +292,7 @@ def simulate(
         from fakepeer.server.loop import ModelServer  # the model server: only when simulating
 
         server = ModelServer(
-            link, max_invocations=max_invocations, keep_frames=as_json, trace=trace, policy=policy
+            link, max_invocations=most, keep_frames=as_json, trace=trace, policy=policy
         )
         report = server.simulate(function, value, script, faults)
     finally:

@@ -18,11 +18,12 @@ from dataclasses import dataclass
 from unittest import mock
 
 from fakepeer.server import loop as loop_module
+from fakepeer.server import state as state_module
 from fakepeer.server.events import EventLog
 from fakepeer.server.loop import ModelServer
 from fakepeer.server.releases import Connection
-from fakepeer.server.retry import RetryPolicy
-from fakepeer.server.state import COMPENSATING, FAILED, RunState
+from fakepeer.server.retry import DEFAULT_BACKOFF_MS, RetryPolicy
+from fakepeer.server.state import COMPENSATING, FAILED, Operation, RunState
 
 Patch = Callable[[contextlib.ExitStack], None]
 
@@ -255,6 +256,203 @@ def _skip_not_recorded(stack: contextlib.ExitStack) -> None:
     _method(stack, ModelServer, "_not_found", not_found)
 
 
+# ---------------------------------------------------------------- classification (S6, S8)
+
+_ATTEMPT_UNKNOWN = ModelServer._attempt_unknown
+
+
+def _lost_attempt_repeated(stack: contextlib.ExitStack) -> None:
+    """S6 broken: a forward or compensation attempt whose outcome was lost is handled as the
+    repeatable orchestration a discovery is: invoked again at once as the *same* attempt (no
+    backoff, no next ordinal). The losses still count against the policy, so a run whose every
+    answer is lost still ends."""
+
+    def attempt_unknown(self: ModelServer, run: RunState, operation: Operation) -> None:
+        lost = operation.__dict__.get("mutant_lost", 0) + 1
+        operation.__dict__["mutant_lost"] = lost
+        if operation.policy.retries_after(lost, None):
+            self._note(run, f"{operation.step_id} #{operation.attempt} invoked again at once")
+            self._forward_soon(run, operation)
+            return
+        operation.attempt = operation.policy.max_attempts  # exhausted: fail as the model does
+        _ATTEMPT_UNKNOWN(self, run, operation)
+
+    _method(stack, ModelServer, "_attempt_unknown", attempt_unknown)
+
+
+_DISPATCH = ModelServer._dispatch
+
+
+def _lost_discovery_counted(stack: contextlib.ExitStack) -> None:
+    """S8 broken: recovery inferred from the transport, not the classification: a discovery whose
+    answer never came (lost, host killed) is recovered as a lost effectful attempt: invoked again
+    only after the default backoff, and the run fails with `server.attempt_lost` once the default
+    retry policy's attempts are spent."""
+
+    def dispatch(
+        self: ModelServer,
+        run: RunState,
+        mode: str,
+        body: dict,
+        target: dict | None = None,
+        worker: Connection | None = None,
+    ) -> tuple:
+        entry, answer = _DISPATCH(self, run, mode, body, target, worker)
+        if mode != "discover" or answer is not None:
+            return entry, answer
+        lost = run.__dict__.get("mutant_lost", 0) + 1
+        run.__dict__["mutant_lost"] = lost
+        self._discovering.add(run.run_id)  # so the loop's at-once rediscovery schedules nothing
+        if RetryPolicy().retries_after(lost, None):
+
+            def again() -> None:
+                self._discovering.discard(run.run_id)
+                self._discover(run)
+
+            self._keep(run, self.scheduler.after(DEFAULT_BACKOFF_MS, again, "discover retry"))
+        else:
+            error = loop_module.server_error("server.attempt_lost", "discovery answers lost")
+            error["retryable"] = True
+            self._uncaught(run, error)
+        return entry, answer
+
+    _method(stack, ModelServer, "_dispatch", dispatch)
+
+
+# ------------------------------------------------- the audit of server-side sentences
+
+_REGISTER_WAIT = ModelServer._register_wait
+
+
+def _wait_matches_earlier_event(stack: contextlib.ExitStack) -> None:
+    """S92 broken: the registration boundary ignored: an event accepted before the wait
+    registered settles it (the newest such event, at registration)."""
+
+    def register(self: ModelServer, run: RunState, declaration: dict) -> None:
+        _REGISTER_WAIT(self, run, declaration)
+        wait = self.events.find_wait(run.run_id, declaration["step_id"])
+        for event in reversed(self.events.events):
+            if wait is not None and not wait.settled and event.name == wait.event:
+                if all(event.metadata.get(k) == v for k, v in wait.correlation.items()):
+                    wait.settled = True
+                    run.settle(wait.step_id, {"status": "completed", "value": event.payload})
+                    self._discover_soon(run)
+
+    _method(stack, ModelServer, "_register_wait", register)
+
+
+def _settled_declarations_unwound(stack: contextlib.ExitStack) -> None:
+    """S86, S96, S103, S111 broken: every completed declaration (timer, wait, child, emission)
+    joins the unwind, not only steps."""
+    every = frozenset({"step", "timer", "wait", "invoke", "emit"})
+    stack.enter_context(mock.patch.object(state_module, "UNWOUND_TYPES", every))
+
+
+def _uncompensated_steps_not_targeted(stack: contextlib.ExitStack) -> None:
+    """S115 broken: the unwind passes over a completed step whose declaration reported no
+    compensator instead of offering it a target."""
+
+    def uncaught(self: ModelServer, run: RunState, error: dict) -> None:
+        run.error = error
+        run.unwind = [
+            step_id
+            for step_id in reversed(run.completion_order)
+            if run.declarations.get(step_id, {}).get("has_compensation")
+        ]
+        if not run.unwind:
+            self._finish(run, FAILED)
+            return
+        run.status = COMPENSATING
+        self._unwind_next(run)
+
+    _method(stack, ModelServer, "_uncaught", uncaught)
+
+
+def _obsolete_forward_retried(stack: contextlib.ExitStack) -> None:
+    """S117 broken: a forward target_not_found is retried as a failed attempt instead of making
+    the target obsolete and rediscovering the function."""
+
+    def not_found(self: ModelServer, run: RunState, operation: Operation) -> None:
+        if operation.phase == "forward":
+            error = loop_module.server_error("server.target_not_found", operation.step_id)
+            error["retryable"] = True
+            self._attempt_failed(run, operation, error)
+            return
+        _NOT_FOUND(self, run, operation)
+
+    _method(stack, ModelServer, "_not_found", not_found)
+
+
+def _child_outcome_dropped(stack: contextlib.ExitStack) -> None:
+    """S100 broken: the child's accepted terminal outcome is not the parent's step result: the
+    parent's step completes with null whatever the child returned or how it ended."""
+
+    def settle_parent(self: ModelServer, child: RunState) -> None:
+        parent = self.runs[child.parent[0]]  # type: ignore[index]
+        step_id = child.parent[1]  # type: ignore[index]
+        if parent.terminal or step_id in parent.history:
+            return
+        parent.settle(step_id, {"status": "completed", "value": {"t": "null"}})
+        self._discover_soon(parent)
+
+    _method(stack, ModelServer, "_settle_parent", settle_parent)
+
+
+_ACCEPT_EMISSION = ModelServer._accept_emission
+
+
+def _emission_metadata_dropped(stack: contextlib.ExitStack) -> None:
+    """S106 broken: an emitted event is accepted without the routing metadata it declared."""
+
+    def accept(self: ModelServer, run: RunState, declaration: dict) -> object:
+        return _ACCEPT_EMISSION(self, run, {**declaration, "metadata": {}})
+
+    _method(stack, ModelServer, "_accept_emission", accept)
+
+
+def _triggers_ignored(stack: contextlib.ExitStack) -> None:
+    """S13 broken: an accepted event settles waits but starts none of the functions its
+    triggers name."""
+    _method(stack, ModelServer, "triggers_at", lambda self, generation_id: [])
+
+
+_EMIT = ModelServer._emit
+
+
+def _receipt_not_identity(stack: contextlib.ExitStack) -> None:
+    """S110 broken: the emission settles with the event's name, not its identity."""
+
+    def emit(self: ModelServer, run: RunState, declaration: dict) -> None:
+        self._accept_emission(run, declaration)
+        value = {"t": "str", "v": declaration["event"]}
+        run.settle(declaration["step_id"], {"status": "completed", "value": value})
+        self._discover_soon(run)
+
+    _method(stack, ModelServer, "_emit", emit)
+
+
+_ATTEMPT_FAILED = ModelServer._attempt_failed
+
+
+def _step_failure_compensates(stack: contextlib.ExitStack) -> None:
+    """S167 broken: a step's terminal failure moves the run into compensation at once, as if it
+    had escaped the workflow, instead of being supplied to the next discovery."""
+
+    def attempt_failed(self: ModelServer, run: RunState, operation: Operation, error: dict) -> None:
+        _ATTEMPT_FAILED(self, run, operation, error)
+        entry = run.history.get(operation.step_id)
+        if (
+            operation.phase == "forward"
+            and entry is not None
+            and entry["status"] == "failed"
+            and not run.terminal
+            and run.status != COMPENSATING
+        ):
+            self._uncaught(run, error)
+
+    _method(stack, ModelServer, "_attempt_failed", attempt_failed)
+
+
 # ---------------------------------------------------------------- stale answers
 
 
@@ -419,6 +617,61 @@ MUTANTS: tuple[ServerMutant, ...] = (
         "skip-not-recorded",
         "a compensation target_not_found is not recorded as a skip",
         _skip_not_recorded,
+    ),
+    ServerMutant(
+        "lost-attempt-repeated-like-discovery",
+        "a lost forward or compensation attempt is invoked again at once as the same attempt, "
+        "as a repeatable discovery is",
+        _lost_attempt_repeated,
+    ),
+    ServerMutant(
+        "lost-discovery-recovered-like-attempt",
+        "a lost discovery is recovered as an effectful attempt: after a backoff, and the run "
+        "fails once the default retry policy is spent",
+        _lost_discovery_counted,
+    ),
+    ServerMutant(
+        "wait-matches-earlier-event",
+        "an event accepted before the wait registered settles it",
+        _wait_matches_earlier_event,
+    ),
+    ServerMutant(
+        "settled-declarations-unwound",
+        "completed timers, waits, children and emissions join the unwind",
+        _settled_declarations_unwound,
+    ),
+    ServerMutant(
+        "uncompensated-steps-not-targeted",
+        "the unwind skips a completed step whose declaration reported no compensator",
+        _uncompensated_steps_not_targeted,
+    ),
+    ServerMutant(
+        "obsolete-forward-retried",
+        "a forward target_not_found is retried instead of making the target obsolete",
+        _obsolete_forward_retried,
+    ),
+    ServerMutant(
+        "child-outcome-dropped",
+        "the parent's step completes with null whatever the child's outcome",
+        _child_outcome_dropped,
+    ),
+    ServerMutant(
+        "emission-metadata-dropped",
+        "an emitted event is accepted without its routing metadata",
+        _emission_metadata_dropped,
+    ),
+    ServerMutant(
+        "triggers-ignored", "an accepted event starts no triggered function", _triggers_ignored
+    ),
+    ServerMutant(
+        "receipt-not-event-identity",
+        "an emission settles with the event's name instead of its identity",
+        _receipt_not_identity,
+    ),
+    ServerMutant(
+        "step-failure-compensates-at-once",
+        "a step's terminal failure starts compensation without a discovery",
+        _step_failure_compensates,
     ),
     ServerMutant(
         "stale-answer-applied",

@@ -54,3 +54,19 @@ def test_every_unshown_server_sentence_is_explained_in_coverage_md() -> None:
     section = text.split("## Server-side sentences no lifecycle run shows", 1)[-1]
     missing = [n for n in kill_matrix.unshown_sentences() if f"R{n:03d}" not in section]
     assert not missing, f"server-side sentences neither shown nor explained: {missing}"
+
+
+def test_the_matrix_runs_against_the_node_sdk_too() -> None:
+    """`--sdk runners/node/conform`: the same mutants die against the other reference SDK (the
+    classification mutant here, on the two scenarios that quote S6 and S8)."""
+    ids = {
+        "lifecycle.lost-answers-recovered-by-classification",
+        "lifecycle.discovery-host-killed-repeatedly-invoked-again",
+    }
+    chosen = [f for f in kill_matrix.lifecycle_scenarios() if f.id in ids]
+    matrix = kill_matrix.build(
+        ["lost-discovery-recovered-like-attempt"], chosen, kill_matrix.NODE_SDK
+    )
+    assert matrix.baseline_failures == []
+    assert set(matrix.kills["lost-discovery-recovered-like-attempt"]) == ids
+    assert matrix.sdk == kill_matrix.NODE_SDK

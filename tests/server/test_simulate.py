@@ -161,6 +161,25 @@ def test_trace_counts_every_physical_attempt(capsys: pytest.CaptureFixture[str],
         (["--server-restart", "soon"], "--server-restart: 'soon' is not a time"),
         (["--fault", "redeliver:forward:a+x"], "the delay after '+' must be whole milliseconds"),
         (["--fault", "crash+5"], "'+AFTER' applies to redeliver and rediscover only"),
+        # every flag's bad value, one line each (issue 23): typer's own int check printed four
+        (["--history-limit", "x"], "--history-limit: expected a whole number of at least 0"),
+        (["--history-limit", "-1"], "--history-limit: expected a whole number of at least 0"),
+        (["--history-limit", "1025"], "history_limit must be an integer from 0 to 1024"),
+        (["--max-invocations", "0"], "--max-invocations: expected a whole number of at least 1"),
+        (["--max-invocations", "many"], "--max-invocations: expected a whole number"),
+        (["--policy-default", ""], "--policy-default: '' is not a time"),
+        (["--policy-max", "-1"], "--policy-max: '-1' is not a time"),
+        (["--server-restart", "-5"], "--server-restart: '-5' is not a time"),
+        (["--worker", "x=w"], "--worker: 'x' is not a time"),
+        (["--worker", "5=w,capacity=0"], "capacity must be a whole number, not '0'"),
+        (["--worker", "5=w,colour=red"], "unknown member 'colour=red'"),
+        (["--fault", "rediscover:sideways"], "unknown mode 'sideways'"),
+        (["--fault", "redeliver:forward:a:0"], "the attempt must be a positive integer"),
+        (["--fault", "crash:forward:a:1:2"], "a fault is KIND[:MODE[:STEP[:ATTEMPT]]]"),
+        (["--fault", "rediscover+5*x"], "the count after '*' must be a positive integer or 'all'"),
+        (["--fault", "http_503*0"], "the count after '*' must be a positive integer or 'all'"),
+        (["--event", "5=n{k}:p"], "metadata pairs are key=value"),
+        (["--input", '{"$bytes": 5}'], "--input /input/$plain/$bytes"),
     ],
 )
 def test_bad_policy_worker_and_fault_values_are_one_line(
@@ -205,3 +224,11 @@ def test_new_faults_and_policy_from_the_command_line(capsys: pytest.CaptureFixtu
     status, out, _ = _simulate(capsys, "--sdk", PYTHON, *SAGA, "--policy-max", "30m", "--json")
     assert status == 1
     assert json.loads(out)["outcome"]["error"]["category"] == "server.manifest_rejected"
+
+
+def test_max_invocations_stops_the_simulation(capsys: pytest.CaptureFixture[str]) -> None:
+    """The string-parsed --max-invocations still bounds the run (exit 1: not completed)."""
+    status, out, _ = _simulate(capsys, "--sdk", PYTHON, *SAGA, "--max-invocations", "2", "--json")
+    assert status == 1
+    report = json.loads(out)
+    assert report["invocations"] == 2 and report["stopped"] == "stopped after 2 invocations"
