@@ -34,7 +34,10 @@ def to_markdown(document: dict) -> str:
     if problems:
         tag = "warning" if document.get("lenient") else "error"
         lines.extend(["## Known-failure list problems", ""])
-        lines.extend(f"- {tag}: {_escape(problem)}" for problem in problems)
+        shown = problems[:_LIST_PROBLEMS_SHOWN]
+        lines.extend(f"- {tag}: {_escape(problem[:300])}" for problem in shown)
+        if len(problems) > len(shown):
+            lines.append(f"- ... and {len(problems) - len(shown)} more (the JSON report has all)")
         lines.append("")
     summary = summary_line(document["summary"], len(problems))
     lines.append(f"**{summary}** (exit status {document['exit_status']})")
@@ -74,10 +77,13 @@ def _cell_text(text: str) -> str:
     return text.replace("|", "\\|").replace("`", "'")
 
 
-#: GitHub refuses a job summary over 1 MiB: details stop before this many bytes (the JSON, JUnit
-#: and HTML reports keep every case).
-MAX_SUMMARY_BYTES = 1_000_000
-_FOOTER_BYTES = 20_000  # room for the tables after the cut, the list problems and the last line
+#: GitHub refuses a step summary over 1 MiB, and a job's summaries together share that limit:
+#: details stop well below it, at this many bytes (the JSON, JUnit and HTML reports keep every
+#: case), so a second step's summary still fits.
+MAX_SUMMARY_BYTES = 400_000
+_FOOTER_BYTES = 40_000  # room for the tables after the cut, the list problems and the last line
+#: Known-failure list problems shown before the rest are counted (each is one line).
+_LIST_PROBLEMS_SHOWN = 100
 
 
 def _sdk_section(sdk: dict, tally: Tally, budget: list[int]) -> list[str]:
@@ -121,8 +127,9 @@ def _sdk_section(sdk: dict, tally: Tally, budget: list[int]) -> list[str]:
             left = sum(len(g) for g in groups[shown:])
             lines.extend(
                 [
-                    f"*{left} more failing case(s) not detailed here (GitHub's summary limit): "
-                    "see the HTML or JSON report.*",
+                    f"*{left} more failing case(s) not detailed here: this summary is capped at "
+                    f"{MAX_SUMMARY_BYTES // 1000} KB, well under GitHub's 1 MiB step-summary "
+                    "limit; see the HTML or JSON report.*",
                     "",
                 ]
             )

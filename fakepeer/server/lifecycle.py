@@ -12,7 +12,7 @@ import copy
 
 from fakepeer.cases.lifecycle import LifecycleSpec
 from fakepeer.cases.model import Fixture
-from fakepeer.compare import Finding
+from fakepeer.compare import Finding, describe
 from fakepeer.protocol.pointer import escape, split
 from fakepeer.server.host import HostLink
 from fakepeer.server.loop import ModelServer, RunReport
@@ -85,7 +85,11 @@ def compare_report(expect: dict, report: RunReport) -> list[Finding]:
         if expected != actual:
             findings.append(
                 Finding(
-                    "value", f"{BASE}/{member}", f"the run's {member} differs", expected, actual
+                    "value",
+                    f"{BASE}/{member}",
+                    f"the run's {member} differs: {describe(expected, actual)}",
+                    expected,
+                    actual,
                 )
             )
     lines = report.timeline.invocation_lines()
@@ -100,7 +104,7 @@ def compare_report(expect: dict, report: RunReport) -> list[Finding]:
                 Finding(
                     "value",
                     f"{BASE}/{member}",
-                    f"the {member} order differs",
+                    f"the {member} order differs: {describe(expected, outcome[member])}",
                     expected,
                     outcome[member],
                 )
@@ -113,7 +117,13 @@ def compare_report(expect: dict, report: RunReport) -> list[Finding]:
         }
         if expect["runs"] != actual_runs:
             findings.append(
-                Finding("value", f"{BASE}/runs", "other runs differ", expect["runs"], actual_runs)
+                Finding(
+                    "value",
+                    f"{BASE}/runs",
+                    f"other runs differ: {describe(expect['runs'], actual_runs)}",
+                    expect["runs"],
+                    actual_runs,
+                )
             )
     if "deadlines" in expect:
         findings.extend(_deadlines(expect["deadlines"], report))
@@ -122,7 +132,11 @@ def compare_report(expect: dict, report: RunReport) -> list[Finding]:
         if expect["events"] != names:
             findings.append(
                 Finding(
-                    "value", f"{BASE}/events", "accepted events differ", expect["events"], names
+                    "value",
+                    f"{BASE}/events",
+                    f"accepted events differ: {describe(expect['events'], names)}",
+                    expect["events"],
+                    names,
                 )
             )
     return findings
@@ -192,7 +206,7 @@ def _lines(expected: list[str], actual: list[str], member: str) -> list[Finding]
                 Finding(
                     "value",
                     f"{BASE}/{member}/{index}",
-                    f"invocation {index + 1} differs (first difference)",
+                    f"invocation {index + 1} differs (first difference): {describe(want, got)}",
                     want,
                     got,
                 )
