@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -33,6 +33,7 @@ from fakepeer.cases import (
 )
 from fakepeer.cases.corpus_version import corpus_version
 from fakepeer.cases.keywords import KeywordError, Keywords
+from fakepeer.cases.loader import RECORDED_SUFFIX
 from fakepeer.cases.root import RootError, active_root, configure
 from fakepeer.cases.variants import VARIANTS, parse_variants, with_variants
 from fakepeer.protocol.version import PROTOCOL_VERSION
@@ -60,6 +61,9 @@ from fakepeer.suite import DEFAULT_CASE_TIMEOUT, RunOptions, rerun, run_suite
 from fakepeer.suite import known_failures as known_lists
 from fakepeer.suite.order import bare_shuffle_argv, parse_seed
 from fakepeer.transport import CommandError, close_all
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 #: Longest --timeout / --max-time accepted (a day): beyond it a deadline is no deadline.
 MAX_SECONDS = 86_400.0
@@ -413,7 +417,23 @@ def run(
         raise UsageProblem(f"--variants: {exc}") from None
     only = _only_ids(ids_from, last_failed)
     files = _fixture_paths(fixtures or [], not no_default_fixtures)
-    all_ids = {path.stem for path in fixture_files(files)}
+    _note_unused_fixtures(console, fixtures or [], no_default_fixtures)
+    found = fixture_files(files)
+    named = {Path(os.path.abspath(path)) for path in fixtures or []}
+    drafts = [  # a `fixtures record` draft beside the fixtures: not one until reviewed
+        path
+        for path in found
+        if path.name.endswith(RECORDED_SUFFIX) and Path(os.path.abspath(path)) not in named
+    ]
+    if drafts:
+        console.print(
+            f"note: {len(drafts)} recorded draft(s) not run ({drafts[0]}"
+            f"{' and more' if len(drafts) > 1 else ''}): review each expect, then save it as "
+            "<id>.json",
+            markup=False,
+            highlight=False,
+        )
+    all_ids = {path.stem for path in found if path not in drafts}
     if ids_from is not None and only is not None:
         unknown = sorted(i for i in only if i.partition("@")[0] not in all_ids)
         if unknown:
@@ -422,6 +442,8 @@ def run(
             )
 
     def chosen(path: Path) -> bool:  # id and category come from the path (the loader checks)
+        if path in drafts:
+            return False
         if only is not None and path.stem not in {i.partition("@")[0] for i in only}:
             return False
         if touched is not None and path.stem not in touched:
@@ -535,6 +557,26 @@ def _parse_keywords(texts: list[str]) -> list[Keywords]:
         return [Keywords.parse(text) for text in texts]
     except KeywordError as exc:
         raise UsageProblem(str(exc)) from None
+
+
+def _note_unused_fixtures(console: Console, extra: list[Path], no_default: bool) -> None:
+    """Outside a checkout, a `./fixtures` folder (where `fixtures new` writes there) is not the
+    active root's: say so rather than run without it silently."""
+    root = active_root()
+    own = Path.cwd() / "fixtures"
+    if no_default or root.source == "checkout" or not own.is_dir():
+        return
+    if own.resolve() == root.fixtures.resolve():
+        return
+    for path in map(Path, map(os.path.abspath, extra)):
+        if path == own or own in path.parents or path in own.parents:
+            return
+    console.print(
+        f"note: ./fixtures is not part of this run (the corpus is {root.fixtures}); add your own "
+        "fixtures with --fixtures fixtures",
+        markup=False,
+        highlight=False,
+    )
 
 
 def _fixture_paths(extra: list[Path], include_default: bool) -> list[Path]:

@@ -7,6 +7,7 @@ as `file: pointer: message` lines, never as a traceback).
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -46,6 +47,8 @@ def validate_command(paths: PathsArgument = None) -> None:
     from fakepeer.authoring.validate import validate_paths
 
     oracle = OracleCheck()
+    if not paths:
+        _note_own_fixtures()
     try:
         count, problems = validate_paths(_paths(paths), oracle)
     except OSError as exc:
@@ -118,6 +121,19 @@ def fmt_command(
         typer.echo(f"{fixtures} fixture file(s) already formatted")
 
 
+def _note_own_fixtures() -> None:
+    """Outside a checkout, `fixtures new` writes ./fixtures: validating the corpus alone would
+    leave it out silently, so say how to include it."""
+    root = active_root()
+    own = Path.cwd() / "fixtures"
+    if root.source != "checkout" and own.is_dir() and own.resolve() != root.fixtures.resolve():
+        typer.echo(
+            f"note: checking the corpus at {root.fixtures}; ./fixtures is not part of it "
+            "(check it with `ryusen-conform fixtures validate fixtures`)",
+            err=True,
+        )
+
+
 # ----------------------------------------------------------------------------- new
 
 
@@ -150,6 +166,14 @@ def new_command(
     except OSError as exc:
         raise _fail(f"cannot write the new fixture: {exc}") from None
     typer.echo(f"created {path}")
+    active = active_root()
+    if not path.resolve().is_relative_to(active.fixtures.resolve()):
+        shown = os.path.relpath(root)
+        typer.echo(
+            f"note: {shown} is your own fixtures folder, not the corpus commands use by default "
+            f"({active.fixtures}): check it with `ryusen-conform fixtures validate {shown}`, run "
+            f"it with `ryusen-conform run --fixtures {shown} -k {fixture_id}`"
+        )
 
 
 # ----------------------------------------------------------------------------- record
@@ -232,7 +256,11 @@ def matrix_command(
         try:
             if output is None and not active_root().writable:
                 raise RootError(
-                    f"the bundled {path} is read-only; run inside a checkout or pass --output FILE"
+                    f"{path} is not in the checkout you stand in ({active_root().describe()}); "
+                    "run inside a checkout or pass --output FILE"
+                    if active_root().source == "source"
+                    else f"the bundled {path} is read-only; run inside a checkout or pass "
+                    "--output FILE"
                 )
             refuse_installed(path, "the matrix")
         except RootError as exc:

@@ -129,6 +129,9 @@ def load_fixture_file(file: Path, data: bytes | None = None) -> Fixture:
         raise FixtureError([problem]) from None
     except ValueError as exc:
         raise FixtureError([FixtureProblem(file, "", f"not valid JSON: {exc}")]) from None
+    leftovers = scaffold_leftovers(document, file)
+    if leftovers:  # an unfilled `fixtures new` skeleton would run (and pass) as if it checked
+        raise FixtureError(leftovers)
     fixture = fixture_from_document(document, file)
     problems = message_problems(fixture, file)
     if file.stem != fixture.id:
@@ -145,6 +148,30 @@ def load_fixture_file(file: Path, data: bytes | None = None) -> Fixture:
     if problems:
         raise FixtureError(problems)
     return fixture
+
+
+#: Recorded drafts (`fixtures record`) sit beside fixtures until a person reviews them.
+RECORDED_SUFFIX = ".recorded.json"
+
+
+def scaffold_leftovers(document: object, file: Path | None) -> list[FixtureProblem]:
+    """The prose `fixtures new` fills with `TODO` (title, notes, the rule's members), unedited."""
+    if not isinstance(document, dict):
+        return []
+    found = [(f"/{key}", document.get(key)) for key in ("title", "notes")]
+    rule = document.get("rule")
+    if isinstance(rule, dict):
+        found += [(f"/rule/{key}", rule.get(key)) for key in ("section", "quote", "protocol")]
+    return [
+        FixtureProblem(
+            file,
+            pointer,
+            f"still the scaffold's text ({text[:60]!r}): fill it in (fixtures new), then "
+            "ryusen-conform fixtures validate",
+        )
+        for pointer, text in found
+        if isinstance(text, str) and "TODO" in text
+    ]
 
 
 def fixture_from_document(document: object, file: Path | None = None) -> Fixture:

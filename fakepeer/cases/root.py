@@ -33,12 +33,15 @@ class Root:
     """One corpus: fixtures/, matrix.json, docs/ and runners/python/ under `path`."""
 
     path: Path
-    #: "checkout" (found from the current folder), "--root" (given) or "bundled" (read-only).
+    #: "checkout" (found from the current folder), "--root" (given), "bundled" (the wheel's
+    #: copy, read-only) or "source" (an editable install's checkout, used from outside it: not
+    #: read-only, but a command run elsewhere does not write into it by default).
     source: str
 
     @property
     def writable(self) -> bool:
-        return self.source != "bundled"
+        """Whether writing commands write into this root by default."""
+        return self.source in ("checkout", "--root")
 
     @property
     def fixtures(self) -> Path:
@@ -58,6 +61,8 @@ class Root:
             "checkout": "",
             "--root": " (--root)",
             "bundled": " (bundled with the installed package, read-only)",
+            "source": " (the installed package's source checkout, used from outside it; "
+            "writing commands write to the current folder unless told where)",
         }[self.source]
         return f"root: {self.path}{note}"
 
@@ -82,7 +87,7 @@ def bundled_root() -> Root:
         return Root(_as_path(bundle), "bundled")
     source = Path(__file__).resolve().parents[2]
     if is_checkout(source):
-        return Root(source, "bundled")
+        return Root(source, "source")
     raise RootError(
         "this installation carries no fixtures (it was built without them); "
         "run inside a checkout or pass --root DIR"

@@ -70,9 +70,12 @@ def test_outside_a_checkout_the_bundled_corpus_is_read_only(tmp_path: Path) -> N
     listing = _cli("run", "--list", cwd=outside)
     assert listing.returncode == 0, listing.stderr
     first = listing.stderr.splitlines()[0]
-    assert first.endswith("(bundled with the installed package, read-only)")
+    # from a source tree (editable install, PYTHONPATH): its checkout, which is not read-only;
+    # a wheel's bundled copy says read-only (tests/test_wheel.py)
+    assert "(the installed package's source checkout, used from outside it;" in first, first
+    assert "read-only" not in first
     matrix = _cli("matrix", cwd=outside)
-    assert matrix.returncode == 2 and "read-only" in matrix.stderr
+    assert matrix.returncode == 2 and "not in the checkout you stand in" in matrix.stderr
     assert _cli("matrix", "--check", cwd=outside).returncode == 0
     new = _cli("fixtures", "new", "timers.here", "--category", "timers", cwd=outside)
     assert new.returncode == 0, new.stderr
@@ -89,3 +92,32 @@ def test_writes_into_an_installed_package_are_refused() -> None:
 
     with pytest.raises(RootError, match="installed package"):
         refuse_installed(Path(sysconfig.get_paths()["purelib"]) / "x", "the matrix")
+
+
+def test_outside_a_checkout_own_fixtures_are_never_left_out_silently(tmp_path: Path) -> None:
+    """Issue 22 (9): `fixtures new` outside a checkout writes ./fixtures and says how to use it;
+    `fixtures validate` and `run` say ./fixtures is not the corpus they read; `run --fixtures`
+    refuses the unfilled scaffold; a `fixtures record` draft beside it is not run (a note says
+    so) instead of failing the run with a file-name error."""
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    new = _cli("fixtures", "new", "timers.mine", "--category", "timers", cwd=outside)
+    assert new.returncode == 0, new.stderr
+    assert "fixtures validate fixtures" in new.stdout and "run --fixtures fixtures" in new.stdout
+    validate = _cli("fixtures", "validate", "fixtures/timers/timers.mine.json", cwd=outside)
+    assert validate.returncode == 2
+    listing = _cli("run", "--list", "-k", "timers.sleep-200ms", cwd=outside)
+    assert "./fixtures is not part of this run" in listing.stdout + listing.stderr
+    scaffold = _cli("run", "--fixtures", "fixtures", "-k", "timers.mine", cwd=outside)
+    assert scaffold.returncode == 2, scaffold.stdout + scaffold.stderr
+    assert "still the scaffold's text" in scaffold.stderr
+    ready = json.loads((REPO / "fixtures" / "timers" / "timers.sleep-200ms.json").read_text())
+    ready["id"] = "timers.mine"
+    mine = outside / "fixtures" / "timers" / "timers.mine.json"
+    mine.write_text(json.dumps(ready), encoding="utf-8")
+    draft = mine.with_name("timers.mine.recorded.json")
+    draft.write_text(json.dumps(ready), encoding="utf-8")
+    run = _cli("run", "--fixtures", "fixtures", "-k", "timers.mine", cwd=outside)
+    assert run.returncode == 0, run.stdout[-1500:] + run.stderr[-1500:]
+    assert "1 recorded draft(s) not run" in run.stdout
+    assert "must be named" not in run.stdout + run.stderr
