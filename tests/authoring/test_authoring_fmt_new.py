@@ -86,7 +86,12 @@ def test_new_refuses_existing_bad_id_and_category(runner, app, tmp_path) -> None
     wrong = runner.invoke(
         app, ["fixtures", "new", "json.a", "--category", "values", "--dir", str(tmp_path)]
     )
-    assert wrong.exit_code == 2 and "must start with its category" in wrong.output
+    assert wrong.exit_code == 2 and "names the category 'json', not 'values'" in wrong.output
+    # issue 22 (12): the prefix is a convention (docs/fixtures.md), so `new` does not require it
+    plain = runner.invoke(
+        app, ["fixtures", "new", "my-check", "--category", "values", "--dir", str(tmp_path)]
+    )
+    assert plain.exit_code == 0, plain.output
     unknown = runner.invoke(
         app, ["fixtures", "new", "x.a", "--category", "x", "--dir", str(tmp_path)]
     )
