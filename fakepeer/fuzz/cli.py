@@ -1,17 +1,22 @@
 """The `fuzz` command; `register_commands(app)` mounts it on the main `ryusen-conform` CLI.
 
 Exit status: 0 when no counterexample was found, 1 when one was (each printed as a fixture
-file), 2 when the SDK cannot be started or the command line is wrong.
+file), 2 when an SDK cannot be started or the command line is wrong. `--sdk` is repeatable, as
+for `run`: each SDK gets the same campaign (one seed for all), a section of its own and a
+result line at the end; the status is the worst of theirs.
 """
 
 from __future__ import annotations
 
+import random
+import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from fakepeer.session.targets import command_target, default_target
+from fakepeer.session.targets import SdkTarget, targets_from_options
 from fakepeer.transport.process import CommandError
 
 if TYPE_CHECKING:
@@ -22,10 +27,12 @@ ECHO_EXAMPLES = 100
 
 def fuzz(
     sdk: Annotated[
-        str | None,
+        list[str] | None,
         typer.Option(
             "--sdk",
-            help="Command starting a conformance host. Default: the bundled Python reference SDK.",
+            help="Command starting a conformance host (repeatable: each SDK gets the same "
+            "campaign and a result of its own). Default: the bundled Python reference SDK.",
+            metavar="CMD",
         ),
     ] = None,
     examples: Annotated[
@@ -76,20 +83,57 @@ def fuzz(
     if max_time is not None and not max_time > 0:
         _usage(f"--max-time must be a positive number of seconds, not {max_time:g}")
     try:
-        target = command_target(sdk) if sdk else default_target()
+        targets = targets_from_options(sdk)
     except CommandError as exc:
         typer.echo(f"ryusen-conform: error: {exc}", err=True)
         raise typer.Exit(2) from None
+    if whole_runs is not None and semantics:
+        _usage("--whole-runs and --semantics are two campaigns; run them one at a time")
+    if len(targets) > 1 and seed is None:
+        seed = random.SystemRandom().randrange(2**32)  # one seed: every SDK gets the same cases
+
+    def out_for(target: SdkTarget) -> Path | None:
+        if out is None or len(targets) == 1:
+            return out
+        return out / (re.sub(r"[^A-Za-z0-9._-]+", "-", target.label).strip("-") or "sdk")
+
     if whole_runs is not None:
-        if semantics:
-            _usage("--whole-runs and --semantics are two campaigns; run them one at a time")
         from fakepeer.fuzz.semantic_cli import run_whole_runs
 
-        raise typer.Exit(run_whole_runs(target, whole_runs, seed))
+        raise typer.Exit(_each(targets, lambda t: run_whole_runs(t, whole_runs, seed)))
     if semantics:
         from fakepeer.fuzz.semantic_cli import run_semantics
 
-        raise typer.Exit(run_semantics(target, examples, seed, out, timeout, max_time))
+        raise typer.Exit(
+            _each(
+                targets,
+                lambda t: run_semantics(t, examples, seed, out_for(t), timeout, max_time),
+            )
+        )
+    raise typer.Exit(_each(targets, lambda t: _run_echo(t, examples, seed, out_for(t), timeout)))
+
+
+OUTCOME = {0: "no counterexample", 1: "COUNTEREXAMPLE FOUND", 2: "ERROR: could not be fuzzed"}
+
+
+def _each(targets: list[SdkTarget], play: Callable[[SdkTarget], int]) -> int:
+    """Play the campaign against each SDK in turn; with several, a header before each and one
+    result line per SDK at the end. The worst status wins (2 over 1 over 0)."""
+    if len(targets) == 1:
+        return play(targets[0])
+    codes = []
+    for target in targets:
+        typer.echo(f"=== {target.label}")
+        codes.append(play(target))
+    for target, code in zip(targets, codes, strict=True):
+        typer.echo(f"{target.label}: {OUTCOME[code]}")
+    return max(codes)
+
+
+def _run_echo(
+    target: SdkTarget, examples: int | None, seed: int | None, out: Path | None, timeout: float
+) -> int:
+    """The conform.echo campaign against one SDK; returns its exit status."""
     from fakepeer.fuzz.campaign import FuzzSetupError, run_campaign  # hypothesis: ~0.4 s
 
     try:
@@ -98,9 +142,9 @@ def fuzz(
         )
     except FuzzSetupError as exc:
         typer.echo(f"ryusen-conform: error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        return 2
     report(result)
-    raise typer.Exit(1 if result.failures else 0)
+    return 1 if result.failures else 0
 
 
 def _usage(message: str) -> None:

@@ -151,3 +151,39 @@ def test_whole_runs_catch_a_callback_rerun_on_replay() -> None:
 def test_whole_runs_and_semantics_are_one_at_a_time() -> None:
     bad = CliRunner().invoke(_cli(), ["fuzz", "--whole-runs", "2", "--semantics"])
     assert bad.exit_code == 2 and "one at a time" in bad.output
+
+
+def test_several_sdks_get_the_same_campaign_and_a_result_each(tmp_path: Path) -> None:
+    mutant = f"{sys.executable} {MUTANT_HOST} no-duplicate-blocker"
+    reference = str(ROOT / "runners" / "python" / "conform")
+    args = ["fuzz", "--semantics", "--examples", "300", "--seed", "26", "--out", str(tmp_path)]
+    result = CliRunner().invoke(_cli(), [*args, "--sdk", reference, "--sdk", mutant])
+    assert result.exit_code == 1, result.output  # the worst of the two: a disagreement
+    lines = result.output.splitlines()
+    assert f"=== {reference}" in lines and f"=== {mutant}" in lines
+    assert lines[-2:] == [f"{reference}: no counterexample", f"{mutant}: COUNTEREXAMPLE FOUND"]
+    summaries = [line for line in lines if line.startswith("fuzzed ")]
+    assert len(summaries) == 2 and all("seed 26" in line for line in summaries)
+    drafts = list(tmp_path.rglob("*.recorded.json"))
+    assert len(drafts) == 1 and drafts[0].parent.parent.name.endswith("no-duplicate-blocker")
+
+
+def test_several_sdks_one_that_cannot_start_is_an_error_the_others_still_run() -> None:
+    broken = f"{sys.executable} -c pass"
+    result = CliRunner().invoke(
+        _cli(), ["fuzz", "--semantics", "--examples", "20", "--sdk", broken, "--sdk",
+                 str(ROOT / "runners" / "python" / "conform")],
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert result.output.splitlines()[-1].endswith("conform: no counterexample")
+    assert f"{broken}: ERROR: could not be fuzzed" in result.output
+    assert "20 example(s) played" in result.output
+
+
+def test_the_same_sdk_twice_is_one_line_error() -> None:
+    reference = str(ROOT / "runners" / "python" / "conform")
+    result = CliRunner().invoke(
+        _cli(), ["fuzz", "--semantics", "--sdk", reference, "--sdk", reference]
+    )
+    assert result.exit_code == 2 and "given twice" in result.output
+    assert len(result.output.strip().splitlines()) == 1
