@@ -151,8 +151,10 @@ DURATIONS = (
     s("2ms"), s("1d"), s(" 1s"), s("9223372036854775808ms"), s("-0s"), s(".5s"), s("1s1s"),
 )  # fmt: skip
 STRING_MAPS = (o(), o(order=s("A-1")), o(order=i(1)), s("not a map"))
+#: JSON texts for the §3.6 convenience; the last is an escaped lone surrogate (refused).
 JSON_TEXTS = ('{"b":1,"a":[true,null]}', '"x"', "[1.5,-0]", '{"a":{}}', '"\u00e9\u2603"',
-              "1e21", "NaN", "", "1 2", "1e999", '{"a":1,"a":2}', "nope")  # fmt: skip
+              "1e21", "NaN", "", "1 2", "1e999", '{"a":1,"a":2}', "nope",
+              '["\\ud800"]')  # fmt: skip
 #: JSON documents an emission writes (§10.1): the portable ones above, and negative zeros
 #: spelled as a double (`-0.0`, `-0e0`), which JSON.stringify writes as `0`.
 EMIT_JSON_TEXTS = (*JSON_TEXTS[:6], '{"a":-0.0,"b":[-0e0,1]}', "-0.0")
@@ -192,7 +194,7 @@ def written_record(c: Choices) -> dict:
 
 
 def _step_common(c: Choices, fields: dict, catch: bool = True) -> dict:
-    fields["id"] = s(c.pick(STEP_IDS))
+    fields["id"] = s("" if c.flag(16) else c.pick(STEP_IDS))  # "" is a step ID (§10.1)
     if c.flag():
         fields["as"] = s(c.pick(VARIABLES))
     if catch and c.flag(4):
@@ -204,7 +206,7 @@ def run_op(c: Choices) -> dict:
     """`run`: a step with or without compensator, retry policy and each kind of callback."""
     fields: dict = {"op": s("run")}
     if c.flag(4):
-        fields["name"] = s(c.pick(("Charge card", "")))
+        fields["name"] = s(c.pick(("", "Charge card")))  # an empty name is a name (§10.1)
     if c.flag(4):
         fields["attempts"] = i(c.pick((1, 5, 1000, 0, 1001)))
     callback = c.pick(("result", "result", "fail", "echo", "throw", "unportable"))
@@ -338,7 +340,7 @@ def value_op(c: Choices) -> dict:
 
 def duration_op(c: Choices) -> dict:
     """A duration converted: directly, or as a sleep, a wait timeout or a child timeout."""
-    kind = c.pick(("duration", "sleep", "wait", "invoke"))
+    kind = c.pick(("duration", "sleep", "wait", "invoke", "sleep_until"))
     value = c.pick(CHILD_TIMEOUTS if kind == "invoke" else DURATIONS)
     step = {"id": s(c.pick(STEP_IDS))}
     if c.flag(3):
@@ -349,7 +351,14 @@ def duration_op(c: Choices) -> dict:
     if kind == "sleep":
         return o(op=s("sleep"), duration=value, **step)
     if kind == "wait":
+        if c.flag(3):  # a bad map and a bad duration at once: D-ARGUMENT-ORDER
+            step["correlation"] = c.pick(STRING_MAPS)
         return o(op=s("wait"), event=s("order.approved"), timeout=value, **step)
+    if kind == "sleep_until":  # an absolute instant, never converted: a past one is kept (§10.1)
+        step.pop("catch", None)
+        step.pop("as", None)
+        deadline = c.pick(("-1", "1767225600000", "0", "-9223372036854775808"))
+        return o(op=s("sleep_until"), deadline={"t": "instant", "v": deadline}, **step)
     return o(op=s("invoke"), function=s("conform.echo"), input=s("x"), timeout=value, **step)
 
 
