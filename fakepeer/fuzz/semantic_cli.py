@@ -83,7 +83,7 @@ def run_whole_runs(target: SdkTarget, runs: int, seed: int | None) -> int:
         for index in range(runs):
             run = random_run(rng)
             report = play(HostLink(session), run)
-            broken = broken_invariants(report)
+            broken = broken_invariants(report, run)
             if report.host_fault:
                 broken.append(f"host-fault: {report.host_fault}")
             if broken:
@@ -91,6 +91,8 @@ def run_whole_runs(target: SdkTarget, runs: int, seed: int | None) -> int:
                 typer.echo(f"RUN {index + 1} broke: {'; '.join(broken)}")
                 typer.echo(f"  program: {json.dumps(run.program)}")
                 typer.echo(f"  faults: {json.dumps(run.faults)}")
+                if run.restarts:
+                    typer.echo(f"  server restarts at (virtual ms): {run.restarts}")
                 for line in report.timeline.invocation_lines():
                     typer.echo(f"  {line}")
     finally:

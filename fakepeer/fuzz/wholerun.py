@@ -1,6 +1,7 @@
 """Whole runs under fuzz: random programs played to their end on the model server
-(fakepeer/server/) with random faults (lost answers, duplicated requests, crashes, restarts),
-holding invariants across the run rather than per answer.
+(fakepeer/server/) with random faults (lost answers, duplicated requests, crashes, host restarts,
+requests redelivered or discoveries repeated after their answer, server restarts), holding
+invariants across the run rather than per answer.
 
 Invariants (each names what it protects):
 - `run-ends`: the run reaches a terminal status (or `blocked`) within the invocation bound;
@@ -10,7 +11,9 @@ Invariants (each names what it protects):
 - `compensation-exact`: after a failure the unwind is exactly the completed steps, newest first,
   and only those are compensated;
 - `one-receipt-per-emission`: each emitting step is accepted as one event;
-- `history-only-grows`: every invoke of a run carries every entry the previous one did, unchanged.
+- `history-only-grows`: every invoke of a run carries every entry the previous one did, unchanged;
+- `attempts-within-policy`: no step is attempted more often than its retry policy allows (its
+  `attempts`, or the default 3 of protocol §10.1).
 """
 
 from __future__ import annotations
@@ -22,9 +25,10 @@ from dataclasses import dataclass, field
 from fakepeer.fuzz.programs import SemanticCase, arr, b, i, o, s
 from fakepeer.server.host import HostLink
 from fakepeer.server.loop import ModelServer, RunReport
-from fakepeer.server.script import Fault
+from fakepeer.server.script import Fault, ScriptItem
 
-FAULT_KINDS = ("lost_answer", "duplicate", "crash", "restart")
+FAULT_KINDS = ("lost_answer", "duplicate", "crash", "restart", "redeliver", "rediscover")
+DEFAULT_ATTEMPTS = 3  # protocol §10.1: the retry an author who declares none gets
 ENDED = frozenset({"completed", "failed", "compensation_failed", "timed_out", "blocked", "error"})
 
 
@@ -35,12 +39,17 @@ class WholeRun:
     program: dict
     faults: list[dict]
     broken: list[str] = field(default_factory=list)
+    #: Virtual milliseconds at which the server restarts (empty: never).
+    restarts: list[int] = field(default_factory=list)
+    #: Attempts each step's retry policy allows.
+    attempts: dict[str, int] = field(default_factory=dict)
 
 
 def random_run(rng: random.Random) -> WholeRun:
     """A program of steps (some with compensators, some failing for good), timers, emissions and
     children, and up to three faults aimed at its steps."""
     ops = []
+    attempts: dict[str, int] = {}
     for index in range(rng.randint(1, 5)):
         step_id = f"s{index}"
         roll = rng.random()
@@ -52,6 +61,7 @@ def random_run(rng: random.Random) -> WholeRun:
                 fields.pop("echo")
                 fields["fail"] = o(category=s("app.boom"), retryable=b(rng.random() < 0.5))
                 fields["attempts"] = i(rng.randint(1, 3))
+            attempts[step_id] = int(fields.get("attempts", i(DEFAULT_ATTEMPTS))["v"])
             ops.append(o(**fields))
         elif roll < 0.7:
             ops.append(
@@ -69,19 +79,22 @@ def random_run(rng: random.Random) -> WholeRun:
         if rng.random() < 0.5:
             when["step"] = f"s{rng.randint(0, len(ops) - 1)}"
         faults.append({"fault": rng.choice(FAULT_KINDS), "when": when, "times": 1})
-    return WholeRun(o(ops=arr(ops)), faults)
+    restarts = [rng.choice((0, 500, 1000, 1500))] if rng.random() < 0.3 else []
+    return WholeRun(o(ops=arr(ops)), faults, restarts=restarts, attempts=attempts)
 
 
 def play(link: HostLink, run: WholeRun, max_invocations: int = 300) -> RunReport:
     """Play the run to its end on the model server, with effect traces and frames kept."""
     server = ModelServer(link, max_invocations=max_invocations, keep_frames=True, trace=True)
+    script = [ScriptItem(at, "server_restart") for at in run.restarts]
     return server.simulate(
-        "conform.program", run.program, [], [Fault.from_json(f) for f in run.faults]
+        "conform.program", run.program, script, [Fault.from_json(f) for f in run.faults]
     )
 
 
-def broken_invariants(report: RunReport) -> list[str]:
-    """Every invariant of the module docstring that `report` breaks, one line each."""
+def broken_invariants(report: RunReport, run: WholeRun | None = None) -> list[str]:
+    """Every invariant of the module docstring that `report` breaks, one line each
+    (`attempts-within-policy` needs the `run`, which knows each step's policy)."""
     found: list[str] = []
     root = report.root
     if report.stopped is not None or root.status not in ENDED:
@@ -101,6 +114,21 @@ def broken_invariants(report: RunReport) -> list[str]:
     if len(sources) != len(set(sources)):
         found.append(f"one-receipt-per-emission: accepted {sources}")
     found += _history_grows(report)
+    if run is not None:
+        found += _attempts_within_policy(report, run)
+    return found
+
+
+def _attempts_within_policy(report: RunReport, run: WholeRun) -> list[str]:
+    found = []
+    for entry in report.timeline.invocations():
+        allowed = run.attempts.get(entry.step or "")
+        if entry.run == "main" and entry.mode == "forward" and allowed is not None:
+            if entry.attempt is not None and entry.attempt > allowed:
+                found.append(
+                    f"attempts-within-policy: {entry.step} attempt {entry.attempt} of {allowed}"
+                )
+                break
     return found
 
 
@@ -150,7 +178,7 @@ def run_campaign(
     failures = []
     for _ in range(runs):
         run = random_run(rng)
-        broken = broken_invariants(play(link_factory(), run))
+        broken = broken_invariants(play(link_factory(), run), run)
         if broken:
             failures.append((run, broken))
     return failures
