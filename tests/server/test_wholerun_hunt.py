@@ -29,5 +29,6 @@ def test_generated_runs_restart_the_server_and_redeliver() -> None:
     assert {"redeliver", "rediscover"} <= kinds
 
 
-def test_every_server_mutant_has_a_reason_when_missed() -> None:
-    assert sorted(WHY_NOT) == sorted(mutant.name for mutant in MUTANTS)
+def test_every_reason_names_a_server_mutant() -> None:
+    # a mutant added later may have none yet (its miss then says "no reason written yet")
+    assert set(WHY_NOT) <= {mutant.name for mutant in MUTANTS}

@@ -116,7 +116,11 @@ def render(rows: list[dict], runs: int, seed: int, baseline: dict) -> str:
         "|---|---|---:|---:|---|",
     ]
     for row in rows:
-        why = row["problem"] if row["found"] else WHY_NOT.get(row["name"], "not found")
+        why = (
+            row["problem"]
+            if row["found"]
+            else WHY_NOT.get(row["name"], "not found (no reason written yet)")
+        )
         why = why.replace("|", "\\|").replace("\n", " ")[:240]
         lines.append(
             f"| `{row['name']}` | {'yes' if row['found'] else 'no'} | {row['after']} | "
