@@ -279,7 +279,10 @@ class Program {
     const unportableName = member(op, 'unportable', isString, { optional: true });
     const compensateSpec = member(op, 'compensate', (v) => typeof v === 'boolean' || isObject(v), { optional: true });
     let compensate;
-    if (compensateSpec === true) {
+    const names = isObject(compensateSpec) ? ['fail', 'throw'].filter((name) => Object.hasOwn(compensateSpec, name)) : [];
+    if (names.length === 2) throw new BadProgram('compensate takes fail or throw, not both (§13.5)');
+    if (compensateSpec === true || (isObject(compensateSpec) && names.length === 0)) {
+      // `{}`: neither fail nor throw is a returning compensator, as `true` (§13.5)
       compensate = tracedCompensator(this.trace, (forward, s) => ({
         phase: 'compensation',
         run_id: s.runId,

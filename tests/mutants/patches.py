@@ -2911,3 +2911,174 @@ def _null_active_generation_refused() -> None:
         return body
 
     replace_everywhere(original, decode_body)
+
+
+@mutant(
+    "json-lone-surrogate-replaced",
+    "the JSON convenience replaces a lone surrogate escape with U+FFFD (as Go's parser does)",
+)
+def _json_lone_surrogate_replaced() -> None:
+    convenience = _m("ryusen_sdk.json_convenience")
+
+    def replace(node):  # noqa: ANN001, ANN202 - any parsed JSON
+        if isinstance(node, str):
+            return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in node)
+        if isinstance(node, list):
+            return [replace(item) for item in node]
+        if isinstance(node, dict):
+            return {replace(key): replace(value) for key, value in node.items()}
+        return node
+
+    convenience._check_parsed = lambda node: None  # no refusal: the parse is kept, replaced
+    original = convenience.from_bytes
+    replace_everywhere(original, lambda data: replace(original(data)))
+
+
+@mutant(
+    "emit-big-integer-refused",
+    "an integer with no exact double in an emitted JSON document is refused (sdk.json)",
+)
+def _emit_big_integer_refused() -> None:
+    convenience = _m("ryusen_sdk.json_convenience")
+    original = convenience.checked_document
+
+    def checked_document(document):  # noqa: ANN001, ANN202 - the SDK's own signature
+        stack = [document]
+        while stack:
+            node = stack.pop()
+            if type(node) is int and float(node) != node:
+                raise convenience.JsonConvenienceError(f"{node} has no exact IEEE-754 double")
+            if isinstance(node, list):
+                stack.extend(node)
+            elif isinstance(node, dict):
+                stack.extend(node.values())
+        return original(document)
+
+    replace_everywhere(original, checked_document)
+
+
+@mutant(
+    "emit-big-integer-all-digits",
+    "an integer beyond 2^53 in an emitted JSON document is written with all its digits",
+)
+def _emit_big_integer_all_digits() -> None:
+    payloads = _m("ryusen_sdk.payloads")
+    original = payloads.checked_document
+
+    def checked_document(document):  # noqa: ANN001, ANN202 - the SDK's own signature
+        original(document)  # still refuses what is not JSON
+        return document  # but keeps the integers exact
+
+    payloads.checked_document = checked_document
+
+
+# ------------------------------------------------------------- host contract §13.5 answers
+
+
+@mutant("compensate-both-takes-fail", "a compensate with both fail and throw takes fail (§13.5)")
+def _compensate_both_takes_fail() -> None:
+    program = _m("conform_host.program")
+    original = program.Program._run
+
+    def _run(self, op):  # noqa: ANN001, ANN202 - the host's own signature
+        spec = op.get("compensate")
+        if isinstance(spec, dict) and "fail" in spec and "throw" in spec:
+            op = {**op, "compensate": {"fail": spec["fail"]}}
+        return original(self, op)
+
+    program.Program._run = _run
+
+
+@mutant(
+    "compensate-empty-bad-program", "a compensate object with neither fail nor throw is refused"
+)
+def _compensate_empty_bad_program() -> None:
+    program = _m("conform_host.program")
+    original = program.Program._run
+
+    def _run(self, op):  # noqa: ANN001, ANN202 - the host's own signature
+        spec = op.get("compensate")
+        if isinstance(spec, dict) and not {"fail", "throw"} & spec.keys():
+            raise program.BadProgram("compensate needs fail or throw")
+        return original(self, op)
+
+    program.Program._run = _run
+
+
+@mutant("attempts-rounded", 'a non-integer `attempts` (2.5, "3") is rounded or parsed (§13.5)')
+def _attempts_rounded() -> None:
+    program = _m("conform_host.program")
+    original = program.Program._run
+
+    def _run(self, op):  # noqa: ANN001, ANN202 - the host's own signature
+        attempts = op.get("attempts")
+        if isinstance(attempts, float | str) and not isinstance(attempts, bool):
+            op = {**op, "attempts": round(float(attempts))}
+        return original(self, op)
+
+    program.Program._run = _run
+
+
+@mutant(
+    "cause-defaults-top-only",
+    "a program's record defaults are applied at the top, not in its cause",
+)
+def _cause_defaults_top_only() -> None:
+    program = _m("conform_host.program")
+    original = program.parse_record
+
+    def parse_record(value):  # noqa: ANN001, ANN202 - the host's own signature
+        record = original(value)
+        if isinstance(value, dict) and isinstance(value.get("cause"), dict):
+            record["cause"] = dict(value["cause"])  # as written: no defaults
+        return record
+
+    replace_everywhere(original, parse_record)
+
+
+@mutant(
+    "json-text-unparsable-as-sdk-json", "an emit json text that does not parse fails as sdk.json"
+)
+def _json_text_unparsable_as_sdk_json() -> None:
+    program = _m("conform_host.program")
+    errors = _m("ryusen_sdk.errors")
+    original = program._emit_payload
+
+    def _emit_payload(op):  # noqa: ANN001, ANN202 - the host's own signature
+        try:
+            return original(op)
+        except program.BadProgram as exc:
+            if "json" in op and "payload" not in op:
+                raise errors.JsonConvenienceError(str(exc)) from None
+            raise
+
+    replace_everywhere(original, _emit_payload)
+
+
+@mutant("registry-spec-ids-coerced", "a registry spec's non-string function id is coerced to text")
+def _registry_spec_ids_coerced() -> None:
+    host = _m("conform_host.host")
+    original = host._registry_spec
+
+    def _registry_spec(spec):  # noqa: ANN001, ANN202 - the host's own signature
+        if isinstance(spec, dict) and isinstance(spec.get("functions"), list):
+            functions = [
+                {**item, "id": str(item["id"])} if isinstance(item, dict) and "id" in item else item
+                for item in spec["functions"]
+            ]
+            spec = {**spec, "functions": functions}
+        return original(spec)
+
+    replace_everywhere(original, _registry_spec)
+
+
+@mutant(
+    "server-answer-wrong-kind-ignored",
+    "a server answer of another request's kind is refused and the wait goes on (not failed)",
+    # A correct server never sends it; the SDK registers or activates nothing from it either
+    # way, so the server could tolerate both answers (D-SERVER-ANSWER-DECODE: recommended).
+    recommended_only="D-SERVER-ANSWER-DECODE",
+)
+def _server_answer_wrong_kind_ignored() -> None:
+    host = _m("conform_host.host")
+    host.SERVER_ANSWER_KINDS = frozenset()

@@ -185,13 +185,26 @@ def test_a_stray_frame_during_an_exchange_is_answered_and_the_wait_goes_on() -> 
     ack = {"version": "1.0", "capabilities": [], "required_capabilities": []}
     _, answers = _serve(
         _register(),
-        _frame("manifest_activated", "c#1", {}),
         b"\x00\x00\x00\x01{",
         _frame("register_ack", "c#1", ack),
     )
     assert [(a["kind"], a["id"]) for a in answers] == [
         ("register", "c#1"),
-        ("protocol_error", "c#1"),
         ("protocol_error", "-"),
         ("conform.registration_outcome", "c#1"),
     ]
+    assert answers[-1]["body"]["status"] == "registered"
+
+
+def test_a_server_answer_of_another_kind_fails_the_open_exchange() -> None:
+    """D-SERVER-ANSWER-DECODE: a `manifest_activated` cannot answer `register`, so the
+    registration fails at `/kind` (it is not answered and waited past)."""
+    _, answers = _serve(_register(), _frame("manifest_activated", "c#1", {}))
+    assert [(a["kind"], a["id"]) for a in answers] == [
+        ("register", "c#1"),
+        ("conform.registration_outcome", "c#1"),
+    ]
+    outcome = answers[-1]["body"]
+    assert outcome["status"] == "failed"
+    assert outcome["error"]["category"] == "protocol.malformed"
+    assert outcome["error"]["details"] == {"pointer": "/kind"}

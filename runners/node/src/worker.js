@@ -3,7 +3,7 @@
 
 import { RyusenError, protocolError } from './errors.js';
 import { hashDocument, compareCodePoints } from './canonical.js';
-import { PROTOCOL_MAJOR, PROTOCOL_VERSION, REQUEST_KINDS, parseVersion, decodeEnvelope, encodeEnvelope, ProtocolFault } from './envelope.js';
+import { ANSWER_KINDS, PROTOCOL_MAJOR, PROTOCOL_VERSION, REQUEST_KINDS, parseVersion, decodeEnvelope, encodeEnvelope, ProtocolFault } from './envelope.js';
 import { executeInvocation } from './invocation.js';
 import { FrameReader, FrameWriter } from './framing.js';
 
@@ -235,6 +235,10 @@ export class Session {
       if (REQUEST_KINDS.has(answer.kind)) {
         this.pushedBack = received;
         return null;
+      }
+      if (ANSWER_KINDS.has(answer.kind) && !kinds.includes(answer.kind)) {
+        // A server answer that cannot answer this request fails it (D-SERVER-ANSWER-DECODE).
+        throw protocolError('protocol.malformed', '/kind', `${answer.kind} does not answer ${kind}`);
       }
       if (answer.kind !== 'protocol_error' && !kinds.includes(answer.kind)) {
         const error = protocolError('protocol.malformed', '/kind', `${answer.kind} does not answer ${kind}`);

@@ -107,12 +107,17 @@ test('exchanges survive garbage and are abandoned when the bench moves on', asyn
   assert.equal((await host.receive()).kind, 'register');
   await host.sendRaw('{garbage');
   assert.deepEqual((await host.receive()).id, '-');
-  await host.send('manifest_activated', 'x#1', { application_generation: 'x', workspace_generation: 'y', commit_order: 1 });
-  const outOfTurn = await host.receive();
-  assert.equal(outOfTurn.kind, 'protocol_error');
-  assert.deepEqual(outOfTurn.body.error.details, { pointer: '/kind' });
   await host.send('register_ack', 'x#1', { version: '1', capabilities: [], required_capabilities: [] });
   assert.deepEqual((await host.receive()).body.error.details, { pointer: '/body/version' });
+
+  // A server answer of another request's kind fails the open exchange (D-SERVER-ANSWER-DECODE).
+  await host.send('conform.register', 'x#4', { scope: SCOPE, release_id: 'r', instance_id: 'i' });
+  assert.equal((await host.receive()).kind, 'register');
+  await host.send('manifest_activated', 'x#4', { application_generation: 'x', workspace_generation: 'y', commit_order: 1 });
+  const wrongKind = await host.receive();
+  assert.equal(wrongKind.kind, 'conform.registration_outcome');
+  assert.equal(wrongKind.body.status, 'failed');
+  assert.deepEqual(wrongKind.body.error.details, { pointer: '/kind' });
 
   await host.send('conform.publish', 'x#2', { scope: SCOPE, expected_parent: null });
   assert.equal((await host.receive()).kind, 'publish_manifest');

@@ -36,6 +36,16 @@ from .trace import Trace
 log = logging.getLogger("ryusen.conform")
 
 REQUEST_KINDS = BENCH_KINDS | {"invoke"}
+#: The server's answers to an SDK request (§7.2, §8.5): one of another request fails it.
+SERVER_ANSWER_KINDS = frozenset(
+    {
+        "register_ack",
+        "register_refused",
+        "manifest_activated",
+        "manifest_conflict",
+        "manifest_rejected",
+    }
+)
 
 
 class Shutdown(Exception):
@@ -157,6 +167,13 @@ class Host:
             try:
                 if envelope.kind == "protocol_error":
                     return "failed", {"error": decode_body(envelope)["error"]}
+                if envelope.kind in SERVER_ANSWER_KINDS and envelope.kind not in wanted:
+                    # It cannot answer the open request: the exchange fails
+                    # (D-SERVER-ANSWER-DECODE), nothing is registered or activated.
+                    error = ProtocolError(
+                        "protocol.malformed", "/kind", f"{envelope.kind} does not answer it"
+                    )
+                    return "failed", {"error": error.to_record()}
                 if envelope.kind not in wanted:
                     raise ProtocolError(
                         "protocol.malformed", "/kind", f"{envelope.kind} unexpected"

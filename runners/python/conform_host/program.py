@@ -297,7 +297,11 @@ class Program:
             return result
 
         compensate: Callable[[StepContext, Any], Any] | None
-        if compensate_spec is True:
+        if isinstance(compensate_spec, dict) and {"fail", "throw"} <= compensate_spec.keys():
+            raise BadProgram("compensate takes fail or throw, not both (§13.5)")
+        if compensate_spec is True or (
+            isinstance(compensate_spec, dict) and not {"fail", "throw"} & compensate_spec.keys()
+        ):  # `{}`: neither fail nor throw is a returning compensator, as `true` (§13.5)
 
             def compensate(step: StepContext, forward: Any) -> Any:
                 trace.started(step, "compensation")

@@ -67,7 +67,8 @@ def to_bytes(document: Any) -> bytes:
 
 
 def checked_document(document: Any) -> Any:
-    """The document with integers beyond 2^53 as doubles; anything not JSON is `sdk.json`."""
+    """The document with integers beyond 2^53 as their nearest doubles (§3.6, §10.1); anything
+    not JSON (a non-finite number, an integer beyond the doubles) is `sdk.json`."""
     return _check_document(document, 0)
 
 
@@ -77,11 +78,11 @@ def _check_document(node: Any, depth: int) -> Any:
     if node is None or isinstance(node, bool):
         return node
     if type(node) is int:
-        if abs(node) > _SAFE_INT:
-            as_double = float(node)
-            if as_double != node:
-                raise JsonConvenienceError(f"{node} has no exact IEEE-754 double")
-            return as_double
+        if abs(node) > _SAFE_INT:  # JSON numbers are doubles (I-JSON): the nearest one
+            try:
+                return float(node)  # correctly rounded, ties to even
+            except OverflowError:
+                raise JsonConvenienceError(f"{node} is beyond every finite double") from None
         return node
     if type(node) is float:
         if not math.isfinite(node):
