@@ -113,10 +113,17 @@ def format_text(text: str) -> str:
 
 
 def is_fixture_text(text: str) -> bool:
-    """Whether JSON text may be a fixture: an object with `id` and `steps`, or text that does
-    not parse at all (a broken fixture is still a fixture, whose problem `fmt` reports)."""
+    """Whether JSON text may be a fixture: an object with `id` and `steps` or a lifecycle
+    scenario (`fmt --check` skipped all of those silently), or text that does not parse at all
+    (a broken fixture is still a fixture, whose problem `fmt` reports)."""
+    from fakepeer.cases.lifecycle import MEMBER
+
     try:
         document = strictjson.loads(text)
     except ValueError:
         return True
-    return isinstance(document, dict) and "id" in document and "steps" in document
+    return (
+        isinstance(document, dict)
+        and "id" in document
+        and ("steps" in document or MEMBER in document)
+    )

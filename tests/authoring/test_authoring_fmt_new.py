@@ -106,3 +106,17 @@ def test_fmt_refuses_repeated_members(runner, app, tmp_path) -> None:
     assert result.exit_code == 2
     assert "appears twice" in result.output
     assert path.read_text() == '{"id": "values.dup", "id": "values.other"}'
+
+
+def test_fmt_check_covers_lifecycle_scenarios(runner, app, tmp_path) -> None:
+    """Issue 22 (12): `fmt --check` skipped the lifecycle scenarios silently."""
+    import json
+    from pathlib import Path
+
+    source = next((Path(__file__).resolve().parents[2] / "fixtures" / "lifecycle").glob("*.json"))
+    messy = tmp_path / "lifecycle" / source.name
+    messy.parent.mkdir()
+    messy.write_text(json.dumps(json.loads(source.read_text(encoding="utf-8"))), encoding="utf-8")
+    result = runner.invoke(app, ["fixtures", "fmt", "--check", str(tmp_path)])
+    assert result.exit_code != 0, result.output
+    assert "1 of 1 fixture file(s) need" in result.output, result.output
