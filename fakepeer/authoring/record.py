@@ -18,7 +18,8 @@ from fakepeer.authoring.validate import RECORDED_SUFFIX
 from fakepeer.cases import FixtureError, fixture_from_document
 from fakepeer.cases.model import RawSendStep, SendStep
 from fakepeer.protocol import strictjson
-from fakepeer.protocol.pointer import escape
+from fakepeer.protocol.messages import value_positions
+from fakepeer.protocol.pointer import escape, split
 from fakepeer.session.sdk import SdkSession, SessionError, decode
 from fakepeer.session.targets import command_target
 from fakepeer.transport.errors import TransportError, TransportTimeout
@@ -171,6 +172,7 @@ def record(draft: Path, command: str, *, first_wait: float = 5.0, settle: float 
                 template = templates.get(index, [])
                 shape = template.pop(0) if template else None
                 body = in_author_order(envelope.get("kind"), envelope.get("body"), shape)
+                body = plain_values(envelope, body)
                 recorded: dict = {"expect": {"kind": envelope.get("kind"), "body": body}}
                 vary = [
                     pointer
@@ -180,6 +182,15 @@ def record(draft: Path, command: str, *, first_wait: float = 5.0, settle: float 
                 if vary:
                     recorded["vary"] = vary
                 steps.append(recorded)
+            if isinstance(step, SendStep) and step.envelope.get("kind") == "invoke":
+                last = steps[-1]
+                if "expect" in last:  # the effect trace of this pass belongs on its answer
+                    _, answer = session.request(
+                        "conform.trace", {}, time.monotonic() + first_wait, None
+                    )
+                    events = (answer.get("body") or {}).get("events")
+                    if isinstance(events, list):
+                        last["trace"] = {"events": events}
     except (SessionError, TransportError) as exc:
         reason = getattr(exc, "reason", str(exc))
         stderr = (getattr(exc, "stderr", "") or session.discard()).rstrip()
@@ -286,6 +297,64 @@ def _failed(message: str, stderr: str) -> str:
     """The failure, with the host's stderr tail when it said anything: nothing is recorded."""
     tail = "\n".join(stderr.rstrip().splitlines()[-20:])
     return f"{message}; nothing was recorded" + (f"\nthe SDK's stderr:\n{tail}" if tail else "")
+
+
+def plain_values(envelope: dict, body: object) -> object:
+    """`body` with each tagged value of the answer written `{"$plain": ...}` where plain notation
+    says exactly the same (docs/host-contract.md §13.1): a reviewer reads `{"$plain": [1, "a"]}`
+    at a glance; a value plain notation cannot express (bytes, u64, a float that is not one)
+    stays tagged."""
+    if not isinstance(body, dict):
+        return body
+    result = copy.deepcopy(body)
+    for pointer, value in value_positions(envelope):
+        parts = split(pointer)[1:]  # below /body
+        if not parts:
+            continue
+        candidate = _untagged(value)
+        if candidate is _NO_PLAIN or _expands_to(candidate) != value:
+            continue
+        parent = result
+        for part in parts[:-1]:
+            parent = parent[int(part)] if isinstance(parent, list) else parent[part]
+        last = parts[-1]
+        parent[int(last) if isinstance(parent, list) else last] = {"$plain": candidate}
+    return result
+
+
+_NO_PLAIN = object()
+
+
+def _untagged(value: object) -> object:
+    """The plain notation of a tagged value, or _NO_PLAIN (the caller checks the round trip)."""
+    if not isinstance(value, dict):
+        return _NO_PLAIN
+    kind, inner = value.get("t"), value.get("v")
+    if kind == "null":
+        return None
+    if kind in ("str", "bool"):
+        return inner
+    if kind == "i64" and isinstance(inner, str):
+        try:
+            return int(inner)
+        except ValueError:
+            return _NO_PLAIN
+    if kind == "array" and isinstance(inner, list):
+        items = [_untagged(item) for item in inner]
+        return _NO_PLAIN if any(item is _NO_PLAIN for item in items) else items
+    if kind == "object" and isinstance(inner, dict):
+        members = {key: _untagged(item) for key, item in inner.items()}
+        return _NO_PLAIN if any(item is _NO_PLAIN for item in members.values()) else members
+    return _NO_PLAIN
+
+
+def _expands_to(candidate: object) -> object:
+    from fakepeer.cases.macros import MacroError, expand
+
+    try:
+        return expand({"$plain": candidate}, ())
+    except MacroError:
+        return _NO_PLAIN
 
 
 def write_recording(recording: Recording, path: Path, force: bool) -> None:

@@ -34,8 +34,10 @@ def test_record_writes_a_reviewable_draft(runner, app, tmp_path) -> None:
     assert result.exit_code == 0, result.output
     out = tmp_path / "values.draft.recorded.json"
     recorded = json.loads(out.read_text())
+    # issue 22 (12): `$plain` where it says the same, and the pass's effect trace recorded
     assert recorded["steps"][1] == {
-        "expect": {"kind": "completed", "body": {"value": {"t": "str", "v": "x"}}}
+        "expect": {"kind": "completed", "body": {"value": {"$plain": "x"}}},
+        "trace": {"events": []},
     }
     assert recorded["notes"].startswith("RECORDED DRAFT")
     assert recorded["title"].startswith("DRAFT: ")
@@ -85,3 +87,15 @@ def test_suggested_vary_marks_sdk_chosen_text() -> None:
     ]
     failed = {"kind": "failed", "body": {"error": {"category": "x", "message": "m"}}}
     assert suggested_vary(failed) == ["/body/error/message"]
+
+
+def test_recorded_values_are_plain_only_where_plain_says_the_same() -> None:
+    """Issue 22 (12): bytes, u64 and f64 have no plain spelling that expands back to them; a value
+    holding one stays tagged, one without becomes `$plain`."""
+    from fakepeer.authoring.record import plain_values
+
+    mixed = {"t": "array", "v": [{"t": "i64", "v": "1"}, {"t": "bytes", "v": ""}]}
+    plain = {"t": "object", "v": {"a": {"t": "null"}, "b": {"t": "array", "v": []}}}
+    for value, expected in ((mixed, mixed), (plain, {"$plain": {"a": None, "b": []}})):
+        envelope = {"kind": "completed", "body": {"value": value}}
+        assert plain_values(envelope, envelope["body"]) == {"value": expected}
