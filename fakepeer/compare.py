@@ -158,10 +158,9 @@ class _Expectation:
     """One expect step made ready to compare: vary patterns, the compared document, and whether
     plain `==` decides equality (see `plain_json`); its sorted JSON text only when needed."""
 
-    __slots__ = ("step", "patterns", "expected", "plain", "_text")
+    __slots__ = ("patterns", "expected", "plain", "_text")
 
     def __init__(self, step: ExpectStep) -> None:
-        self.step = step
         pointers = [*step.vary, *(pointer for pointer, _ in step.derive)]
         self.patterns = tuple(VaryPattern(pointer) for pointer in pointers)
         self.expected = remove_varied(step.expected, self.patterns)
@@ -187,11 +186,12 @@ class _Expectation:
 
 
 class Comparer:
-    """Compares SDK frames with expect steps; caches each step's prepared expectation."""
+    """Compares SDK frames with expect steps; each step keeps its prepared expectation in its
+    own `memo`, so it lives as long as the step (a case's steps built from a fixture's file
+    are dropped with all they hold when the case is done)."""
 
     def __init__(self, validator: Validator | None = None) -> None:
         self._validator = validator
-        self._expected_cache: dict[int, _Expectation] = {}
 
     @property
     def validator(self) -> Validator:
@@ -226,9 +226,9 @@ class Comparer:
         return findings
 
     def _prepared(self, step: ExpectStep) -> _Expectation:
-        cached = self._expected_cache.get(id(step))
-        if cached is None or cached.step is not step:
-            cached = self._expected_cache[id(step)] = _Expectation(step)
+        cached = step.memo.get(_Expectation)
+        if cached is None:
+            cached = step.memo[_Expectation] = _Expectation(step)
         return cached
 
 

@@ -1,12 +1,15 @@
-"""The in-memory form of a loaded fixture: steps already expanded, ids assigned, bytes encoded.
+"""The in-memory form of a loaded fixture: steps expanded, ids assigned, bytes encoded.
 
-Everything a run needs per step is computed once at load time, so the hot loop only writes
-prepared bytes and compares canonical bytes.
+A fixture loaded from a file keeps only its file's bytes, compressed (`Fixture.source`), and
+builds its steps when asked (`Fixture.steps`, once per case): a corpus's memory is then about
+its size on disk, not the size of every expanded body, parsed string and prepared frame. A
+fixture built in memory (the scenario API, the bench's own benchmarks) holds its steps.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import zlib
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -56,6 +59,8 @@ class ExpectStep:
     derive: tuple[tuple[str, str], ...] = ()
     #: The expected effect trace (§12.4) of the invoke this step answers, or None.
     trace: ExpectedTrace | None = None
+    #: What the comparer prepared from this step (compare.Comparer), kept as long as the step.
+    memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def expected(self) -> dict:
@@ -121,7 +126,8 @@ class Fixture:
     category: str
     level: Level
     capabilities: tuple[str, ...]
-    steps: tuple[Step, ...]
+    #: The steps, when held; None when they are built from `source` (see `steps`).
+    held_steps: tuple[Step, ...] | None
     path: Path | None = None
     notes: str | None = None
     #: The lowest protocol version the case needs (`protocol_version`, default 1.0).
@@ -131,6 +137,23 @@ class Fixture:
     #: A lifecycle scenario (`fakepeer.cases.lifecycle.LifecycleSpec`) played by the model
     #: server instead of `steps`; None for an exchange fixture.
     lifecycle: object | None = field(default=None, repr=False, compare=False)
+    #: The checked fixture file's bytes, zlib-compressed, when `held_steps` is None.
+    source: bytes | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def steps(self) -> tuple[Step, ...]:
+        """The steps: held, or built anew from `source` on each call (take them once per case;
+        nothing of them stays with the fixture when the case is done)."""
+        if self.held_steps is not None:
+            return self.held_steps
+        from fakepeer.cases.loader import steps_from_source  # the loader imports this module
+
+        assert self.source is not None, "a fixture holds its steps or its source"
+        return steps_from_source(zlib.decompress(self.source), self.path)
+
+    def compact(self, data: bytes) -> Fixture:
+        """This fixture keeping `data` (the checked file's bytes) instead of its built steps."""
+        return replace(self, held_steps=None, source=zlib.compress(data, 6))
 
     @classmethod
     def from_document(
@@ -146,7 +169,7 @@ class Fixture:
             category=document["category"],
             level=document["level"],
             capabilities=tuple(document["capabilities"]),
-            steps=steps,
+            held_steps=steps,
             path=path,
             notes=document.get("notes"),
             **own,  # type: ignore[arg-type]

@@ -223,7 +223,8 @@ def _variant_of(fixture: Fixture, variant: str, steps: tuple[Step, ...]) -> Fixt
         fixture,
         id=f"{fixture.id}@{variant}",
         category=f"@{variant}",
-        steps=steps,
+        held_steps=steps,
+        source=None,
         variant=variant,
     )
 

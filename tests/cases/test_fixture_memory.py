@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import gc
 import json
+import weakref
 from pathlib import Path
 
-from fakepeer.cases import load_fixtures, repository_root
-from fakepeer.cases.model import KEPT_FRAME_BYTES, SendStep
+from fakepeer.cases import fixture_from_document, load_fixtures, repository_root
+from fakepeer.cases.model import KEPT_FRAME_BYTES, ExpectStep, SendStep
+from fakepeer.compare import Comparer
 from fakepeer.protocol.messages import encode_envelope
 
 SOURCE = repository_root() / "fixtures" / "values" / "values.size-at-limit-accepted.json"
@@ -54,3 +57,35 @@ def test_copies_of_a_repeat_share_one_string(tmp_path: Path) -> None:
 
     (one,), (other,) = strings(first), strings(second)
     assert one is other
+
+
+def test_a_loaded_fixture_keeps_its_compressed_file_not_its_steps(tmp_path: Path) -> None:
+    (fixture,) = _copies(tmp_path, 1)
+    assert fixture.held_steps is None
+    assert fixture.source is not None and len(fixture.source) < 4096  # the file is a few KiB
+    built = fixture_from_document(json.loads(fixture.path.read_text(encoding="utf-8")))
+    assert fixture.steps == built.steps  # built again the same way, ids and bytes included
+    assert fixture.steps is not fixture.steps  # nothing of a built step stays with the fixture
+
+
+def test_the_corpus_loaded_is_about_its_size_on_disk() -> None:
+    fixtures = [f for f in load_fixtures() if f.lifecycle is None]
+    kept = sum(len(f.source or b"") for f in fixtures)
+    on_disk = sum(f.path.stat().st_size for f in fixtures)
+    assert all(f.held_steps is None for f in fixtures)
+    assert kept < on_disk / 2  # compressed; every expanded body and frame is built per case
+
+
+def test_a_compared_step_keeps_its_prepared_expectation_not_the_comparer() -> None:
+    """The comparer holds nothing per step: a case's steps die with all they hold."""
+    (fixture,) = load_fixtures([SOURCE])
+    comparer = Comparer(lambda envelope: [])
+    expect = next(s for s in fixture.steps if isinstance(s, ExpectStep))
+    answer = {"version": "1.0", "kind": expect.kind, "id": expect.exchange_id, "body": expect.body}
+    assert comparer.compare(expect, answer) == []
+    assert expect.memo  # prepared once, on the step
+    assert not any(isinstance(v, dict | list) and v for v in vars(comparer).values())
+    reference = weakref.ref(expect)
+    del expect
+    gc.collect()
+    assert reference() is None
