@@ -17,7 +17,7 @@ REPORTED_HEAD_BYTES = 1024
 
 @dataclass(frozen=True)
 class WireRecord:
-    """One frame. A received payload over REPORTED_PAYLOAD_BYTES is kept as its first bytes,
+    """One frame. A payload over REPORTED_PAYLOAD_BYTES is kept as its first bytes,
     its size and hash only (`capture`), so a host answering 16 MiB frames costs little."""
 
     direction: Direction
@@ -72,8 +72,10 @@ class WireLog:
     ids: list[str] = field(default_factory=list)
 
     def sent(self, payload: bytes) -> None:
-        # the bench's own frames come from fixtures, which hold them anyway: kept whole
-        self.records.append(WireRecord("sent", time.monotonic() - self.started, payload))
+        # a sent frame is built when its case runs (cases/model.Fixture.steps), so a large one
+        # is kept as its head, size and hash too: the last cases' logs (kept to attribute a
+        # late answer) would otherwise hold a 4 MiB frame each
+        self.records.append(WireRecord.capture("sent", time.monotonic() - self.started, payload))
 
     def received(self, payload: bytes) -> None:
         at = time.monotonic() - self.started

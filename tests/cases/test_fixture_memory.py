@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import hashlib
 import json
 import weakref
 from pathlib import Path
@@ -11,6 +12,7 @@ from fakepeer.cases import fixture_from_document, load_fixtures, repository_root
 from fakepeer.cases.model import KEPT_FRAME_BYTES, ExpectStep, SendStep
 from fakepeer.compare import Comparer
 from fakepeer.protocol.messages import encode_envelope
+from fakepeer.session.wire import WireLog
 
 SOURCE = repository_root() / "fixtures" / "values" / "values.size-at-limit-accepted.json"
 
@@ -89,3 +91,18 @@ def test_a_compared_step_keeps_its_prepared_expectation_not_the_comparer() -> No
     del expect
     gc.collect()
     assert reference() is None
+
+
+def test_a_large_sent_frame_is_logged_as_its_head_size_and_hash() -> None:
+    """The last cases' wire logs are kept (to attribute a late answer): a 4 MiB frame sent by
+    each would be kept with them, ten copies of a corpus side by side holding forty MiB."""
+    payload = b'{"id":"x","body":"' + b"a" * (KEPT_FRAME_BYTES * 2) + b'"}'
+    wire = WireLog()
+    wire.sent(payload)
+    (record,) = wire.records
+    assert len(record.payload) <= 1024 and record.size == len(payload)
+    assert record.sha256 == hashlib.sha256(payload).hexdigest()
+    assert record.to_json()["truncated"] is True
+    small = b'{"id":"y"}'
+    wire.sent(small)
+    assert wire.records[1].payload == small
