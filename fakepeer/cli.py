@@ -378,6 +378,7 @@ def run(
     lenient: bool,
 ) -> None:
     """Run the conformance fixtures against one or more SDKs."""
+    began = time.monotonic()  # --max-time covers loading the fixtures too
     console = make_console()
     parsed_shard = _parse_shard(shard)
     expressions = _parse_keywords(keyword or [])
@@ -480,6 +481,7 @@ def run(
         shuffle_seed=seed,
         isolate=isolate,
         start_timeout=start_timeout,
+        began=began,
     )
     if seed is not None or isolate:
         console.print(f"order: {order_text({'shuffle_seed': seed, 'isolate': isolate})}")

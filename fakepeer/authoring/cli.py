@@ -7,6 +7,7 @@ as `file: pointer: message` lines, never as a traceback).
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 from typing import Annotated
@@ -29,6 +30,10 @@ PathsArgument = Annotated[
 
 def _paths(paths: list[Path] | None) -> list[Path]:
     return list(paths) if paths else [repository_root() / "fixtures"]
+
+
+#: Longest --wait accepted (a day, as --timeout): beyond it a deadline is no deadline.
+MAX_WAIT_SECONDS = 86_400.0
 
 
 def _fail(lines: list[str] | str, status: int = 2) -> typer.Exit:
@@ -198,6 +203,11 @@ def record_command(
     ] = 5.0,
 ) -> None:
     """Record an SDK's answers to a draft's sends into a draft file for a person to review."""
+    if not (math.isfinite(wait) and 0 < wait <= MAX_WAIT_SECONDS):  # inf, 1e308, nan, -1
+        raise _fail(
+            f"--wait takes a number of seconds above 0 and at most {MAX_WAIT_SECONDS:g}, "
+            f"not {wait:g}"
+        )
     from fakepeer.authoring.record import (
         RecordError,
         draft_path,

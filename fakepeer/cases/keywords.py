@@ -14,6 +14,9 @@ from dataclasses import dataclass
 
 _TOKEN = re.compile(r"\s*(\(|\)|[^\s()]+)")
 _OPERATORS = ("and", "or", "not")
+#: Deepest nesting of parentheses and `not` accepted: the parser and the matcher it builds
+#: recurse once per level, so 100,000 `(` would exhaust the stack (a traceback, not a message).
+MAX_NESTING = 100
 
 Matcher = Callable[[str], bool]  # the fixture's "id category" text, lowercased -> bool
 
@@ -64,9 +67,15 @@ class _Parser:
         self.text = text
         self.tokens = tokens
         self.position = 0
+        self.depth = 0
 
     def fail(self, problem: str) -> None:
-        raise KeywordError(f"-k {self.text!r}: {problem}")
+        shown = (
+            self.text
+            if len(self.text) <= 80
+            else f"{self.text[:60]}... ({len(self.text):,} characters)"
+        )
+        raise KeywordError(f"-k {shown!r}: {problem}")
 
     def peek(self) -> str | None:
         return self.tokens[self.position] if self.position < len(self.tokens) else None
@@ -94,14 +103,20 @@ class _Parser:
 
     def not_expression(self) -> Callable[[tuple[str, str]], bool]:
         token = self.take()
+        if token in ("not", "("):
+            self.depth += 1
+            if self.depth > MAX_NESTING:
+                self.fail(f"nested deeper than {MAX_NESTING} levels of '(' and 'not'")
         if token == "not":
             inner = self.not_expression()
+            self.depth -= 1
             return lambda item: not inner(item)
         if token == "(":
             inner = self.expression()
             if self.peek() != ")":
                 self.fail("a '(' is not closed")
             self.take()
+            self.depth -= 1
             return inner
         if token == ")" or token in _OPERATORS:
             self.fail(f"expected a name, got {token!r}")

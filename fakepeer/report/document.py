@@ -9,6 +9,7 @@ import base64
 import functools
 import hashlib
 import json
+import stat
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -32,6 +33,9 @@ if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
 
 FORMAT = "ryusen-conform.report/1"
+#: Largest report `merge` reads: a case keeps bounded findings and frames, so even a huge
+#: corpus's report is far below it.
+MAX_REPORT_BYTES = 1 << 30
 
 
 class ReportError(ValueError):
@@ -157,9 +161,22 @@ def write_document(document: dict, path: Path) -> None:
 
 def read_document(path: Path) -> dict:
     """Read a JSON report and check it against report.schema.json; ReportError (one line) for
-    anything that is not one."""
+    anything that is not one. Only a regular file of at most MAX_REPORT_BYTES is read: a FIFO or
+    a device (`merge /dev/zero`) would be read for ever, and opening a FIFO blocks."""
     try:
-        document = strictjson.loads(path.read_bytes(), max_nesting=REPORT_NESTING)
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError("not a regular file, so not a report (a FIFO or a device?)")
+        if info.st_size > MAX_REPORT_BYTES:
+            raise ValueError(
+                f"{info.st_size:,} bytes, larger than any report "
+                f"(at most {MAX_REPORT_BYTES:,} bytes are read)"
+            )
+        with path.open("rb") as stream:
+            data = stream.read(MAX_REPORT_BYTES + 1)
+        if len(data) > MAX_REPORT_BYTES:
+            raise ValueError("larger than any report (it grew while read)")
+        document = strictjson.loads(data, max_nesting=REPORT_NESTING)
     except (OSError, ValueError) as exc:
         raise ReportError(f"{path}: cannot read the report: {exc}") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:

@@ -93,6 +93,8 @@ class HostLink:
         self.scope = scope
         self.wire = wire
         self.case_deadline = deadline
+        #: Seconds one exchange may take (`simulate --timeout`).
+        self.exchange_seconds = EXCHANGE_SECONDS
         #: Nothing, restarts included, goes past this (the run's --max-time): a restart gets a
         #: start's allowance (as between cases) and extends `case_deadline` up to it only.
         self.limit = limit
@@ -113,7 +115,7 @@ class HostLink:
     # ----------------------------------------------------------------- plumbing
 
     def _deadline(self) -> float:
-        own = time.monotonic() + EXCHANGE_SECONDS
+        own = time.monotonic() + self.exchange_seconds
         return own if self.case_deadline is None else min(own, self.case_deadline)
 
     def _clipped(self, deadline: float) -> float:

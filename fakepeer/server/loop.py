@@ -7,6 +7,7 @@ Rule ids in brackets (`[S12]`) name the RFD 2 sentence each behaviour implements
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -183,6 +184,9 @@ class ModelServer:
         self._discovering: set[str] = set()
         self._pending: dict[str, list] = {}
         self._stopped: str | None = None
+        #: `time.monotonic()` past which the run stops (`simulate --max-time`), and why.
+        self.stop_at: float | None = None
+        self.stop_reason = "stopped: the time bound was reached"
         self._host_fault: str | None = None
         self._queued: list[Any] = []
         #: Instance ids of the workers the scenario registered besides the host (never fit).
@@ -214,6 +218,8 @@ class ModelServer:
             while self._stopped is None and self.scheduler.run_next():
                 if self.invocations >= self.max_invocations:
                     self._stopped = f"stopped after {self.invocations} invocations"
+                elif self.stop_at is not None and time.monotonic() >= self.stop_at:
+                    self._stopped = self.stop_reason
         except HostFault as exc:
             self._host_fault = str(exc)
             root = self.runs.get(self.root_run_id)

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import re
 import sys
+import time
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -23,8 +25,9 @@ from rich.table import Table
 from rich.text import Text
 
 from fakepeer.cases.macros import MacroError, expand
+from fakepeer.protocol import strictjson
 from fakepeer.protocol.durations import parse_duration_ms
-from fakepeer.server.host import HostLink
+from fakepeer.server.host import EXCHANGE_SECONDS, STARTUP_SECONDS, HostLink
 from fakepeer.server.policy import DEFAULT_MAX_INVOCATIONS, ServerPolicy
 from fakepeer.server.script import Fault, ScriptItem, parse_fault_option
 from fakepeer.session.sdk import SdkSession, SessionError
@@ -45,6 +48,12 @@ FAULT_HELP = (
 )
 
 
+#: Longest --timeout / --max-time accepted (a day, as `run`).
+MAX_SECONDS = 86_400.0
+#: Seconds a simulation may take by default: a virtual-clock run of one workflow takes seconds.
+DEFAULT_MAX_TIME = 120.0
+
+
 class SimulateUsage(Exception):
     """A bad command line: one line on stderr, exit status 2."""
 
@@ -52,19 +61,23 @@ class SimulateUsage(Exception):
 def parse_input(text: str) -> dict:
     """The run input: plain JSON notation (docs/host-contract.md §13.1; `$tagged` and `$bytes`
     allowed)."""
-    try:
-        document = json.loads(text)
+    try:  # strict: a repeated member, NaN, or nesting past the protocol's limit is refused
+        document = strictjson.loads(text)
     except ValueError as exc:
-        raise SimulateUsage(f"--input is not JSON: {exc}") from None
+        raise SimulateUsage(f"--input is not JSON the protocol accepts: {exc}") from None
     try:
         return expand({"$plain": document}, ("input",))  # type: ignore[return-value]
     except MacroError as exc:
         raise SimulateUsage(f"--input {exc.pointer}: {exc.message}") from None
+    except RecursionError:  # unreachable below the nesting limit; kept as a last guard
+        raise SimulateUsage("--input is nested too deeply") from None
 
 
 def parse_at(text: str, option: str) -> int:
     """Virtual milliseconds: an integer, or a duration such as 1.5s or 2h30m."""
     text = text.strip()
+    if not text.isascii():  # int() and isdigit() take other scripts' digits ('٣', '²')
+        raise SimulateUsage(f"{option}: {text!r} is not a time: use ASCII digits (ms or 2s)")
     if text.isdigit():
         return int(text)
     try:
@@ -80,6 +93,11 @@ def parse_at(text: str, option: str) -> int:
 
 def parse_event(text: str) -> ScriptItem:
     """`AT=NAME[{k=v,...}]:PAYLOAD`: an event submitted at AT with UTF-8 PAYLOAD bytes."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # bytes the locale could not decode reach us as surrogates
+        shown = text.encode("utf-8", "surrogateescape").decode("ascii", "backslashreplace")
+        raise SimulateUsage(f"--event {shown!r}: not UTF-8 text") from None
     match = _EVENT.match(text)
     if match is None:
         raise SimulateUsage(
@@ -251,10 +269,33 @@ def simulate(
         bool,
         typer.Option("--trace", help="Show the callbacks each invocation started (conform.trace)."),
     ] = False,
+    timeout: Annotated[
+        float,
+        typer.Option(
+            "--timeout",
+            help="Seconds one exchange with the host may take (its start: at least 10).",
+            metavar="SECONDS",
+        ),
+    ] = EXCHANGE_SECONDS,
+    max_time: Annotated[
+        float,
+        typer.Option(
+            "--max-time",
+            help="Seconds the whole simulation may take (host start included): past it the run "
+            "stops, as after --max-invocations.",
+            metavar="SECONDS",
+        ),
+    ] = DEFAULT_MAX_TIME,
     as_json: Annotated[bool, typer.Option("--json", help="Print the timeline as JSON.")] = False,
 ) -> None:
     """Run one workflow to its end on the model server (virtual clock) and print its timeline."""
     try:
+        for option, seconds in (("--timeout", timeout), ("--max-time", max_time)):
+            if not (math.isfinite(seconds) and 0 < seconds <= MAX_SECONDS):
+                raise SimulateUsage(
+                    f"{option} takes a number of seconds above 0 and at most {MAX_SECONDS:g}, "
+                    f"not {seconds:g}"
+                )
         if not function:
             raise SimulateUsage("--function ID is required")
         value = parse_input(input_text)
@@ -273,14 +314,16 @@ def simulate(
         typer.echo(f"ryusen-conform: error: {exc}", err=True)
         raise typer.Exit(2) from None
     session = SdkSession(target.factory)
+    stop_at = time.monotonic() + max_time
     try:
         try:
-            session.ensure_started(None)
+            session.ensure_started(min(time.monotonic() + max(timeout, STARTUP_SECONDS), stop_at))
         except (SessionError, TransportError) as exc:
             reason = exc.reason if isinstance(exc, SessionError) else str(exc)
             typer.echo(f"ryusen-conform: error: the host did not start: {reason}", err=True)
             raise typer.Exit(2) from None
-        link = HostLink(session)
+        link = HostLink(session, deadline=stop_at, limit=stop_at)
+        link.exchange_seconds = timeout
         known = set((session.register_body or {}).get("functions", []))
         if known and function not in known:
             typer.echo(
@@ -294,6 +337,7 @@ def simulate(
         server = ModelServer(
             link, max_invocations=most, keep_frames=as_json, trace=trace, policy=policy
         )
+        server.stop_at, server.stop_reason = stop_at, f"stopped: --max-time of {max_time:g} s"
         report = server.simulate(function, value, script, faults)
     finally:
         session.shutdown()
@@ -302,7 +346,9 @@ def simulate(
         sys.stdout.write(json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n")
     else:
         print_timeline(Console(highlight=False, soft_wrap=True), report)
-    if report.host_fault is not None:
+    if report.host_fault is not None and time.monotonic() >= stop_at:
+        typer.echo(f"ryusen-conform: stopped: --max-time of {max_time:g} s reached", err=True)
+    elif report.host_fault is not None:
         typer.echo(f"ryusen-conform: the host broke the protocol: {report.host_fault}", err=True)
     raise typer.Exit(0 if report.root.status == "completed" else 1)
 

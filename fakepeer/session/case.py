@@ -15,9 +15,10 @@ from collections.abc import Sequence
 
 from fakepeer.cases.model import ExpectStep, Fixture, RawSendStep, SendStep, Step
 from fakepeer.cases.variants import FRESH_PROCESS
-from fakepeer.compare import Comparer, Finding
+from fakepeer.compare import MISSING, Comparer, Finding
 from fakepeer.protocol import fastpath
 from fakepeer.protocol.messages import frame_templates, spelled_as
+from fakepeer.protocol.version import BASE_VERSION, is_supported
 from fakepeer.session.attribution import blame, owner
 from fakepeer.session.effects import (
     TraceProblem,
@@ -136,8 +137,9 @@ def _play(
                     if trace_id is None:
                         trace_id = _ask_trace(session, deadline, wire)
                     try:
-                        events = _read_trace(session, step, trace_id, deadline, wire)
+                        events, version = _read_trace(session, step, trace_id, deadline, wire)
                         effects = _effects(step, invoke, answer, events)
+                        effects.extend(version)
                         findings.extend(finding.at(where, after_first) for finding in effects)
                         findings.dropped += effects.dropped
                     except TraceProblem as exc:
@@ -265,18 +267,37 @@ def _ask_trace(session: SdkSession, deadline: float, wire: WireLog) -> str:
 
 def _read_trace(
     session: SdkSession, step: ExpectStep, trace_id: str, deadline: float, wire: WireLog
-) -> list[dict]:
-    """The host's answer to `conform.trace` `trace_id`: its events, or TraceProblem."""
+) -> tuple[list[dict], list[Finding]]:
+    """The host's answer to `conform.trace` `trace_id`: its events and what its envelope gets
+    wrong (a `version` this bench does not speak, or none), or TraceProblem."""
     payload = session.receive(deadline, wire)
     if fastpath.enabled() and spelled_as(payload, _NO_EVENTS_TEMPLATES, trace_id):
-        return []
+        return [], []
     reply = decode(payload)
     got = reply.get("id")
     if got == step.exchange_id:  # the invoke answered twice: say so, as at a script's end
         raise StrayAnswer.extra(payload, reply, "after its answer to the invoke")
     if got != trace_id:
         raise StrayAnswer.unexpected(payload, reply, trace_id)
-    return trace_events(reply)
+    return trace_events(reply), _version_findings(reply)
+
+
+def _version_findings(reply: dict) -> list[Finding]:
+    """A trace answer names a protocol version of the major the bench speaks, as every frame
+    does (docs/protocol.md §2): "9.0" or none is no answer the bench can take as given."""
+    if is_supported(reply.get("version")):
+        return []
+    got = reply.get("version", MISSING)
+    return [
+        Finding(
+            "schema",
+            "/version",
+            "the conform.trace answer names no protocol version this bench speaks "
+            "(RFD 2: \u201cEvery request and response names a protocol version.\u201d)",
+            f"{BASE_VERSION[0]}.x",
+            got,
+        )
+    ]
 
 
 def _effects(step: ExpectStep, invoke: dict, answer: dict, events: list[dict]) -> CappedFindings:

@@ -56,6 +56,9 @@ class RunOptions:
     #: Seconds a host may take from its start to the end of registration (`--start-timeout`;
     #: None: `session.case.STARTUP_SECONDS`, at least the case timeout).
     start_timeout: float | None = None
+    #: `time.monotonic()` when the command began (`run`): --max-time counts from there, so
+    #: loading the fixtures counts too. None: from the start of `run_suite`.
+    began: float | None = None
 
 
 @dataclass
@@ -101,7 +104,8 @@ def run_suite(
     early, stops every SDK process, and marks the cases it did not finish as not run.
     """
     started = time.monotonic()
-    overall = started + options.max_time if options.max_time else None
+    began = started if options.began is None else min(options.began, started)
+    overall = began + options.max_time if options.max_time else None
     ordered = sorted(fixtures, key=lambda fixture: fixture.id)
     runs: list[SdkRun] = []
     interrupted = False

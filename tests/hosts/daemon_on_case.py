@@ -14,9 +14,9 @@ from _base import is_case, serve
 
 def hook(host: object, kind: str, frame_id: str) -> bool:
     if kind == "invoke" and is_case(frame_id, sys.argv[1]):
-        script = (
-            f"echo $$ > {sys.argv[2]}.tmp && /bin/mv {sys.argv[2]}.tmp {sys.argv[2]} && exec /bin/sleep 600"
-        )
+        pidfile = sys.argv[2]
+        moved = f"/bin/mv {pidfile}.tmp {pidfile}"
+        script = f"echo $$ > {pidfile}.tmp && {moved} && exec /bin/sleep 600"
         if os.fork() == 0:  # the first fork exits at once: the daemon is orphaned
             if os.fork() == 0:
                 os.execvp("setsid", ["setsid", "env", "-i", "/bin/sh", "-c", script])
