@@ -61,6 +61,22 @@ WHY_NOT = {
     "capacity-ignored": "one worker: routing has no choice",
     "restart-forgets-schedule": "needs a server restart while a timer or retry is pending",
     "restart-reanchors": "a re-anchored timer only fires later: no invariant looks at when",
+    "lost-attempt-repeated-like-discovery": "an attempt whose answer was lost is exempt from "
+    "callback-once-per-attempt, and no invariant looks at the backoff before it is invoked again",
+    "lost-discovery-recovered-like-attempt": "needs more lost discoveries of one run than the "
+    "default retry policy's three attempts (faults act once)",
+    "wait-matches-earlier-event": "the generator writes no waits and submits no events",
+    "settled-declarations-unwound": "needs a completed timer, child or emission before a failure "
+    "that escapes (rare), and the unwind's model run may show it only as a skip",
+    "uncompensated-steps-not-targeted": "needs a completed step without compensator before a "
+    "failure that escapes",
+    "obsolete-forward-retried": "a generated program never changes, so no target becomes obsolete",
+    "child-outcome-dropped": "no invariant looks at a step's value (a child's value is unread)",
+    "emission-metadata-dropped": "no invariant looks at an event's metadata; nothing waits on it",
+    "triggers-ignored": "the generated registry (conform.program) has no trigger on fuzz.done",
+    "receipt-not-event-identity": "no invariant looks at a receipt's value",
+    "step-failure-compensates-at-once": "no invariant looks at whether an unwind is preceded by "
+    "a discovery; the compensations are the same",
 }
 
 
