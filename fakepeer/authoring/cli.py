@@ -181,6 +181,13 @@ def new_command(
         )
 
 
+# ----------------------------------------------------------------------------- prove
+
+from fakepeer.authoring.prove import prove_command  # noqa: E402
+
+fixtures_app.command("prove")(prove_command)
+
+
 # ----------------------------------------------------------------------------- record
 
 

@@ -131,6 +131,13 @@ def active_root() -> Root:
     return root  # type: ignore[return-value]
 
 
+def quiet_root() -> Root:
+    """The root of this invocation without printing the `root:` line: for a command that
+    refuses to run on this root and says so in its one line instead."""
+    root = _state["root"]
+    return root if root is not None else discover(_state["explicit"])  # type: ignore[arg-type]
+
+
 def installed_package_dirs() -> list[Path]:
     """Folders an installed package lives in: never written by a command."""
     dirs = {Path(__file__).resolve().parents[1]}  # the fakepeer package itself
