@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import resource
 import subprocess
 import sys
@@ -31,11 +32,20 @@ sys.path.insert(0, str(ROOT))
 
 HUGE_BOUND_MB = 400
 RATIO_GOAL = 1.5
+#: An id the model server makes by hashing a run id (an event or operation id): a scenario whose
+#: expectation names one cannot be copied under another id by renaming text.
+SERVER_HASH = re.compile(r'"(?:evt|op)-[0-9a-f]{16}"')
 
 
 def copy_corpus(folder: Path, copies: int) -> int:
-    """Write `copies` copies of every fixture file under `folder`, each under its own id."""
+    """Write `copies` copies of every fixture file under `folder`, each under its own id.
+
+    The copies of a lifecycle scenario whose expectation names a server-made hash of its run id
+    fail (the hash follows the new id); they are listed in `folder/known-failures.txt`, to run
+    as expected failures (each keeps its findings: the figure errs on the costly side).
+    """
     written = 0
+    unrenamable: list[str] = []
     for source in sorted((ROOT / "fixtures").rglob("*.json")):
         document = json.loads(source.read_text(encoding="utf-8"))
         if not isinstance(document, dict) or "id" not in document:
@@ -47,8 +57,12 @@ def copy_corpus(folder: Path, copies: int) -> int:
             text = json.dumps({**document, "id": ident}, indent=2)
             old = document["id"]  # the exchange ids and run ids it names follow the new id
             text = text.replace(f'"{old}#', f'"{ident}#').replace(f'run-{old}"', f'run-{ident}"')
+            text = text.replace(f'"op:run-{old}:', f'"op:run-{ident}:')  # an operation id
             target.write_text(text, encoding="utf-8")
             written += 1
+            if copy and "lifecycle" in document and SERVER_HASH.search(text):
+                unrenamable.append(ident)
+    (folder / "known-failures.txt").write_text("".join(f"{i}\n" for i in unrenamable))
     return written
 
 
@@ -87,6 +101,7 @@ def _run_copies(copies: int, reports: bool) -> int:
         cases = copy_corpus(corpus, copies)
         argv = ["run", "--sdk", str(ROOT / "runners" / "python" / "conform")]
         argv += ["--no-default-fixtures", "--fixtures", str(corpus), "--timeout", "30"]
+        argv += ["--known-failures", str(corpus / "known-failures.txt")]
         if reports:
             argv += ["--report-json", str(out / "report.json"), "--junit", str(out / "junit.xml")]
             argv += ["--markdown", str(out / "summary.md"), "--html", str(out / "report.html")]
