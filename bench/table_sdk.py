@@ -17,11 +17,14 @@ import sys
 IN = sys.stdin.buffer
 OUT = sys.stdout.buffer
 HEADER = struct.Struct(">I")
-RESET_HEAD = b'{"version":"1.0","kind":"conform.reset","id":"'
+#: The versions the bench may write its control frames in (it writes its own, 1.1 since the
+#: protocol bump): a head that misses would send every reset and trace down the slow path.
+VERSIONS = (b"1.0", b"1.1")
+RESET_HEADS = [b'{"version":"%s","kind":"conform.reset","id":"' % v for v in VERSIONS]
 RESET_TAIL = b'","body":{}}'
-ACK_HEAD = b'{"version":"1.0","kind":"conform.ack","id":"'
+ACK_HEADS = [b'{"version":"%s","kind":"conform.ack","id":"' % v for v in VERSIONS]
 ACK_TAIL = b'","body":{}}'
-TRACE_HEAD = b'{"version":"1.0","kind":"conform.trace","id":"'
+TRACE_HEADS = [b'{"version":"%s","kind":"conform.trace","id":"' % v for v in VERSIONS]
 TRACE_TAIL = b'","body":{}}'
 NO_EVENTS_TAIL = b'","body":{"events":[]}}'
 CAPABILITIES = ["compensation", "timers"]
@@ -105,16 +108,18 @@ def serve(answer_for):
 
 def main():
     table = read_table(sys.argv[1]) if len(sys.argv) > 1 else {}
-    lookup, head, tail = table.get, len(RESET_HEAD), len(RESET_TAIL)
+    lookup, head, tail = table.get, len(RESET_HEADS[0]), len(RESET_TAIL)
+    spliced = list(zip(RESET_HEADS, ACK_HEADS, TRACE_HEADS, strict=True))
 
     def answer_for(payload):
         answer = lookup(payload)
         if answer is not None:
             return answer
-        if payload.startswith(RESET_HEAD) and payload.endswith(RESET_TAIL):
-            return ACK_HEAD + payload[head:-tail] + ACK_TAIL
-        if payload.startswith(TRACE_HEAD) and payload.endswith(TRACE_TAIL):
-            return TRACE_HEAD + payload[len(TRACE_HEAD) : -len(TRACE_TAIL)] + NO_EVENTS_TAIL
+        for reset, ack, trace in spliced:  # the answer in the request's version
+            if payload.startswith(reset) and payload.endswith(RESET_TAIL):
+                return ack + payload[head:-tail] + ACK_TAIL
+            if payload.startswith(trace) and payload.endswith(TRACE_TAIL):
+                return trace + payload[len(trace) : -len(TRACE_TAIL)] + NO_EVENTS_TAIL
         return slow_answer(payload)
 
     return serve(answer_for)
