@@ -34,7 +34,7 @@ def prove_command(
         typer.Option(
             "--mutant",
             metavar="NAME",
-            help="Play only this mutant row of the kill matrix (repeatable; default: every row).",
+            help="Play only this mutant (repeatable; default: every mutant of both catalogs).",
         ),
     ] = None,
     kill_matrix: Annotated[

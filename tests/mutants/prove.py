@@ -166,6 +166,8 @@ def merge(parsed: Parsed, proof: km.KillMatrix, ids: Sequence[str]) -> None:
         for table in (matrix.kills, matrix.warnings, matrix.needs_neighbours):
             table.pop(name, None)
     for name, killers in proof.kills.items():
+        if name not in matrix.kills:
+            continue  # a row only a full regeneration (over the whole corpus) can write
         warned = proof.warnings.get(name, [])
         _replace(matrix.kills, name, named, killers, keep_row=True)
         _replace(matrix.warnings, name, named, warned)
@@ -258,24 +260,27 @@ def prove(
         parsed = parse_markdown(matrix_file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise ProveError(f"cannot read {matrix_file}: {exc}", 2) from None
-    rows = list(parsed.matrix.kills)
+    known = km.catalog()
+    chosen = known
     if mutants is not None:
-        unknown = [name for name in mutants if name not in rows]
+        unknown = [name for name in mutants if name not in known]
         if unknown:
-            raise ProveError(f"--mutant {unknown[0]}: no row of {matrix_file}", 2)
-        rows = [name for name in rows if name in mutants]
+            raise ProveError(f"--mutant {unknown[0]}: no mutant of either catalog", 2)
+        chosen = [name for name in known if name in mutants]
     validate(files)
     check_reference(fixtures, timeout=10.0)
     print(f"passes: {', '.join(ids)} on both reference SDKs ({time.monotonic() - started:.0f} s)")
     # the mutants of the HTTP surface play only fixtures of the HTTP mapping (as the matrix)
     if not any("http" in fixture.capabilities for fixture in fixtures):
-        rows = [name for name in rows if not km.sdk_of(name).endswith("-http")]
+        chosen = [name for name in chosen if not km.sdk_of(name).endswith("-http")]
+    print(f"playing them against {len(chosen)} mutant(s), {jobs} at a time ...", flush=True)
     played = time.monotonic()
-    proof = km.build_kill_matrix(rows, fixtures, jobs=jobs, timeout=timeout)
+    proof = km.build_kill_matrix(chosen, fixtures, jobs=jobs, timeout=timeout)
     print(
         f"played {len(ids)} fixture(s) against {len(proof.kills)} mutant(s) "
         f"({time.monotonic() - played:.0f} s)"
     )
+    rowless = [name for name in proof.kills if name not in parsed.matrix.kills]
     merge(parsed, proof, ids)
     try:
         atomic.write_text(matrix_file, render(parsed))
@@ -287,12 +292,11 @@ def prove(
     )
     for name in parsed.gone:
         print(f"note: dropped the row of {name}, no longer in a mutant catalog")
-    missing = [name for name in km.catalog() if name not in parsed.matrix.kills]
-    missing = [name for name in missing if name not in parsed.matrix.unapplicable]
-    if missing:
+    if rowless:
         print(
-            f"note: {len(missing)} mutant(s) have no row yet ({', '.join(missing[:3])}"
-            f"{', ...' if len(missing) > 3 else ''}): a full regeneration adds them"
+            f"note: {len(rowless)} mutant(s) have no row in {matrix_file.name} yet "
+            f"({', '.join(rowless[:3])}{', ...' if len(rowless) > 3 else ''}): their kills are "
+            "in the summary below; a full regeneration adds their rows"
         )
     if write_index:
         done = subprocess.run(
@@ -339,7 +343,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--mutant",
         action="append",
         metavar="NAME",
-        help="Play only this mutant row (repeatable; default: every row of the matrix).",
+        help="Play only this mutant (repeatable; default: every mutant of both catalogs).",
     )
     parser.add_argument(
         "--kill-matrix",

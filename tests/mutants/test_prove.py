@@ -72,6 +72,7 @@ def test_merge_changes_only_the_named_fixtures_cells() -> None:
             "base64-padding-optional": [NEW],
             "depth-limit-63": [KNOWN],
             "out-of-turn-answers-dropped": [],
+            "attempt-off-by-one": [NEW],  # no row yet: only a full regeneration writes one
         },
         seconds=3.0,
         unapplicable={},
@@ -80,6 +81,7 @@ def test_merge_changes_only_the_named_fixtures_cells() -> None:
     prove.merge(parsed, proof, [KNOWN, NEW])
     matrix = parsed.matrix
     assert matrix.kills["base64-padding-optional"] == [NEW]
+    assert "attempt-off-by-one" not in matrix.kills
     assert matrix.kills["depth-limit-63"] == sorted(["values.depth-64-accepted", KNOWN])
     assert matrix.warnings["out-of-turn-answers-dropped"] == sorted(["values.idle", NEW])
     assert "depth-limit-63" not in matrix.needs_neighbours  # it fails alone now
