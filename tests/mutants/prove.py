@@ -172,9 +172,9 @@ def merge(parsed: Parsed, proof: km.KillMatrix, ids: Sequence[str]) -> None:
         _replace(matrix.kills, name, named, killers, keep_row=True)
         _replace(matrix.warnings, name, named, warned)
         # "needs neighbours" takes the whole corpus as neighbours: only a full regeneration
-        # finds it, so an old entry stays unless the fixture now fails alone
-        alone = {*killers, *warned}
-        _replace(matrix.needs_neighbours, name, alone, proof.needs_neighbours.get(name, []))
+        # finds it, so an old entry stays unless the fixture now fails alone (a proof's own
+        # is no evidence: its session held only the named fixtures)
+        _replace(matrix.needs_neighbours, name, {*killers, *warned}, [])
     for sdk, failures in proof.baseline_failures.items():
         kept = [f for f in matrix.baseline_failures.get(sdk, []) if f not in named]
         matrix.baseline_failures[sdk] = sorted({*kept, *failures})
@@ -281,6 +281,13 @@ def prove(
         f"({time.monotonic() - played:.0f} s)"
     )
     rowless = [name for name in proof.kills if name not in parsed.matrix.kills]
+    unsteady = sorted(name for name, found in proof.needs_neighbours.items() if found)
+    if unsteady:
+        print(
+            f"note: {len(unsteady)} mutant(s) failed a fixture in a first session but not alone "
+            f"({', '.join(unsteady[:3])}{', ...' if len(unsteady) > 3 else ''}): no kill "
+            "(a slow host start under load?)"
+        )
     merge(parsed, proof, ids)
     try:
         atomic.write_text(matrix_file, render(parsed))

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from fakepeer.cases import load_fixtures
 from tests.mutants import kill_matrix as km
 from tests.mutants import prove
 
@@ -77,6 +78,8 @@ def test_merge_changes_only_the_named_fixtures_cells() -> None:
         seconds=3.0,
         unapplicable={},
         warnings={"out-of-turn-answers-dropped": [NEW]},
+        # a session of the named fixtures only says nothing of the corpus as neighbours
+        needs_neighbours={"base64-padding-optional": [KNOWN]},
     )
     prove.merge(parsed, proof, [KNOWN, NEW])
     matrix = parsed.matrix
@@ -85,6 +88,7 @@ def test_merge_changes_only_the_named_fixtures_cells() -> None:
     assert matrix.kills["depth-limit-63"] == sorted(["values.depth-64-accepted", KNOWN])
     assert matrix.warnings["out-of-turn-answers-dropped"] == sorted(["values.idle", NEW])
     assert "depth-limit-63" not in matrix.needs_neighbours  # it fails alone now
+    assert "base64-padding-optional" not in matrix.needs_neighbours
     assert matrix.baseline_failures["python"] == ["values.broken"]
     text = prove.render(parsed)
     assert "3 mutants, 5 fixtures, 0 surviving mutants; " in text
@@ -93,6 +97,20 @@ def test_merge_changes_only_the_named_fixtures_cells() -> None:
     assert text.endswith(
         "## Fixtures that kill no mutant (1)\n\n" + _idle_intro() + "- `values.idle`\n"
     )
+
+
+def test_an_old_needs_neighbours_entry_stays_while_the_fixture_passes_alone() -> None:
+    parsed = prove.parse_markdown(km.render_markdown(small_matrix()))
+    proof = km.KillMatrix(
+        fixtures=[KNOWN],
+        baseline_failures={"python": []},
+        kills={"base64-padding-optional": [KNOWN], "depth-limit-63": []},
+        seconds=1.0,
+        unapplicable={},
+    )
+    prove.merge(parsed, proof, [KNOWN])
+    assert parsed.matrix.needs_neighbours == {"depth-limit-63": [KNOWN]}
+    assert parsed.matrix.kills["depth-limit-63"] == ["values.depth-64-accepted"]
 
 
 def _idle_intro() -> str:
@@ -191,3 +209,31 @@ def test_outside_a_checkout_it_says_so_in_one_line(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1
     assert "needs the repository's tests/mutants" in done.stderr
+
+
+def test_an_http_fixture_must_pass_both_reference_sdks_over_http_too() -> None:
+    http = load_fixtures([ROOT / "fixtures" / "http" / "http.altered-body-refused.json"])
+    framed = load_fixtures([ROOT / "fixtures" / "values" / f"{KNOWN}.json"])
+    labels = [target.label for target in prove.reference_targets(http)]
+    assert [label.startswith("http+cmd:") for label in labels] == [False, False, True, True]
+    assert labels[2].endswith("runners/python/conform --http")
+    assert labels[3].endswith("runners/node/conform --http")
+    assert len(prove.reference_targets(framed)) == 2
+
+
+def test_the_summary_warns_of_a_fixture_that_kills_no_mutant(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    proof = km.KillMatrix(
+        fixtures=[KNOWN, NEW],
+        baseline_failures={"python": []},
+        kills={"base64-padding-optional": [KNOWN], "depth-limit-63": []},
+        seconds=1.0,
+        unapplicable={},
+    )
+    assert prove.summarize([KNOWN, NEW], proof, 2.0) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"{KNOWN}: passes on both SDKs; kills 1 mutant(s): base64-padding-optional"
+    assert out[1] == f"{NEW}: passes on both SDKs; kills 0 mutant(s)"
+    assert out[2] == f"warning: {NEW} kills no mutant: {prove.IDLE_ADVICE}"
+    assert "every fixture must be able to fail: add a mutant it kills" in out[2]
