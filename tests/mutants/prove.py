@@ -44,6 +44,7 @@ from . import kill_matrix as km
 #: The reference SDKs a fixture must pass, framed, and over HTTP for an `http` fixture.
 REFERENCE_SDKS = ("runners/python/conform", "runners/node/conform")
 HTTP_REFERENCE_SDKS = tuple(f"http+cmd:{sdk} --http" for sdk in REFERENCE_SDKS)
+REGENERATE = "regenerate it in full (python -m tests.mutants.kill_matrix)"
 IDLE_ADVICE = (
     "every fixture must be able to fail: add a mutant it kills, see tests/mutants/README.md"
 )
@@ -99,8 +100,14 @@ def parse_markdown(text: str) -> Parsed:
             section = line
         elif section == "main" and _ROW.match(line):
             name = _ROW.match(line).group(1)  # type: ignore[union-attr]
-            _prefix, _count, killers = line[: -len(" |")].rsplit(" | ", 2)
+            _prefix, count, killers = line[: -len(" |")].rsplit(" | ", 2)
             kills[name] = [] if killers.startswith("recommended behaviour") else _ids(killers)
+            if count != str(len(kills[name])):
+                raise ProveError(
+                    f"KILL_MATRIX.md: the row of {name} counts {count} kills but lists "
+                    f"{len(kills[name])}; {REGENERATE}",
+                    2,
+                )
         elif section.startswith("## Failures that are no kill") and _ROW.match(line):
             cells = line[: -len(" |")].split(" | ")
             name = _ids(cells[0])[0]
@@ -118,7 +125,7 @@ def parse_markdown(text: str) -> Parsed:
     if not kills or header is None or not timing:
         raise ProveError(
             "KILL_MATRIX.md: cannot read its mutant table, header or regeneration line; "
-            "regenerate it in full (python -m tests.mutants.kill_matrix)",
+            + REGENERATE,
             2,
         )
     fixtures = set(idle) | {f for ids in kills.values() for f in ids}
@@ -126,7 +133,7 @@ def parse_markdown(text: str) -> Parsed:
     if len(fixtures) != int(header.group(2)):
         raise ProveError(
             f"KILL_MATRIX.md: its header counts {header.group(2)} fixtures but its lists name "
-            f"{len(fixtures)}; regenerate it in full (python -m tests.mutants.kill_matrix)",
+            f"{len(fixtures)}; {REGENERATE}",
             2,
         )
     known = set(km.catalog())

@@ -62,6 +62,13 @@ def test_an_unreadable_matrix_is_one_line_exit_2() -> None:
     assert caught.value.status == 2 and "regenerate it in full" in str(caught.value)
 
 
+def test_a_row_whose_count_disagrees_with_its_list_is_refused() -> None:
+    text = km.render_markdown(small_matrix()).replace(f"| 1 | `{KNOWN}` |", f"| 2 | `{KNOWN}` |")
+    with pytest.raises(prove.ProveError) as caught:
+        prove.parse_markdown(text)
+    assert "the row of base64-padding-optional counts 2 kills but lists 1" in str(caught.value)
+
+
 def test_merge_changes_only_the_named_fixtures_cells() -> None:
     parsed = prove.parse_markdown(km.render_markdown(small_matrix()))
     # the changed KNOWN no longer kills base64-padding-optional but kills depth-limit-63 alone;
