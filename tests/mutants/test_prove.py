@@ -244,3 +244,22 @@ def test_the_summary_warns_of_a_fixture_that_kills_no_mutant(
     assert out[1] == f"{NEW}: passes on both SDKs; kills 0 mutant(s)"
     assert out[2] == f"warning: {NEW} kills no mutant: {prove.IDLE_ADVICE}"
     assert "every fixture must be able to fail: add a mutant it kills" in out[2]
+
+
+def test_a_fixture_validate_refuses_stops_there_exit_2(checkout: Path) -> None:
+    source = (checkout / "fixtures" / "values" / f"{KNOWN}.json").read_text(encoding="utf-8")
+    bad = checkout / "fixtures" / "values" / "values.unknown-decision.json"
+    bad.write_text(
+        source.replace(KNOWN, "values.unknown-decision").replace("D-BYTES-BASE64", "D-NO-SUCH"),
+        encoding="utf-8",
+    )
+    kill_file = checkout / "KILL-validate.md"
+    kill_file.write_text(km.render_markdown(small_matrix()), encoding="utf-8")
+    try:
+        done = _prove(checkout, "values.unknown-decision", "--kill-matrix", str(kill_file))
+    finally:
+        bad.unlink()
+    assert done.returncode == 2
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("ryusen-conform fixtures prove: ")
+    assert "D-NO-SUCH" in last and ("fixtures validate: " in last or "/rule/decision" in last)
