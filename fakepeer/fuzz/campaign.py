@@ -1,9 +1,11 @@
-"""A fuzz campaign: hypothesis drives `conform.echo` in one SDK session, two properties.
+"""A fuzz campaign: seeded documents drive `conform.echo` in one SDK session, two properties.
 
 Round trip: every portable value comes back with byte-equal canonical encoding (§3.5, §4.1).
 Refusal: every malformed value is refused with protocol_error, the right category and pointer
-(§3.4). Each property runs `examples` examples, then shrinks a failure to a minimal document and
-turns it into a fixture. `database=None` and an explicit seed make a run reproducible.
+(§3.4). Each property echoes its curated examples and `examples` documents of the seeded
+generator (`generator.py`: hypothesis draws cost milliseconds each), then shrinks a failure to a
+minimal document (hypothesis, else an exact reduction) and turns it into a fixture. An explicit
+seed (and hypothesis's `database=None`) make a run reproducible.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from hypothesis import strategies as st
 from fakepeer.fuzz.checks import problem
 from fakepeer.fuzz.echo import EchoReply, EchoSession
 from fakepeer.fuzz.fixture import fixture_document, write_fixture
-from fakepeer.fuzz.reduce import reduce_portable
+from fakepeer.fuzz.generator import generate
+from fakepeer.fuzz.reduce import reduce_malformed, reduce_portable
 from fakepeer.fuzz.strategies import (
     FuzzCase,
     curated_malformed,
@@ -115,7 +118,41 @@ def run_campaign(
 
 
 def _run_property(name: str, session: EchoSession, examples: int, seed: int) -> Failure | None:
-    """Run one property: its examples pipelined, then, only if one fails, hypothesis for real.
+    """Run one property: seeded bulk documents pipelined, hypothesis only for a failure.
+
+    The bulk (every curated example, then `examples` documents of `generator.py`, all from
+    `seed`) is echoed many per round trip. When one disagrees, the hypothesis property runs with
+    the same seed for a minimal counterexample (`_hypothesis_failure`); should it find none, the
+    first disagreeing bulk document is shrunk exactly instead (`reduce_portable`,
+    `reduce_malformed`). Either way the same seed reports the same counterexample.
+    """
+    bulk = CURATED[name]() + generate(seed, name, examples)
+    replies = session.echo_many([case.doc for case in bulk])
+    pairs = zip(bulk, replies, strict=True)
+    first = next((i for i, pair in enumerate(pairs) if _fails(*pair)), None)
+    if first is None:
+        return None
+    failure = _hypothesis_failure(name, session, examples, seed)
+    if failure is not None:
+        return failure
+    case = bulk[first]
+    reply = replies[first]
+    if reply is None:  # lost to a break: ask again, live
+        reply = session.echo(case.doc)
+    found = problem(case, reply) or "the SDK broke: no answer to the bulk pass"
+    if case.portable:
+        doc, reduced = reduce_portable(case.doc, lambda d: problem(FuzzCase(d), session.echo(d)))
+        if reduced is not None:
+            case, found = FuzzCase(doc), reduced
+    else:
+        case, found = reduce_malformed(case, found, lambda c: problem(c, session.echo(c.doc)))
+    return Failure(name, case, found, fixture_document(case, found, session.target.label))
+
+
+def _hypothesis_failure(
+    name: str, session: EchoSession, examples: int, seed: int
+) -> Failure | None:
+    """Hypothesis's counterexample of property `name`, or None when its examples all pass.
 
     Hypothesis runs a property one example at a time, so each echo would wait for its answer.
     So the property first runs with a body that only collects the examples (nothing is sent),
@@ -159,6 +196,10 @@ def _run_property(name: str, session: EchoSession, examples: int, seed: int) -> 
         if reduced is not None:
             case, found = FuzzCase(doc), reduced
     return Failure(name, case, found, fixture_document(case, found, session.target.label))
+
+
+def _fails(case: FuzzCase, reply: EchoReply | None) -> bool:
+    return reply is None or problem(case, reply) is not None
 
 
 def _hypothesis(name: str, examples: int, seed: int, body: Callable[[FuzzCase], None]) -> None:

@@ -28,7 +28,7 @@ def problem(case: FuzzCase, reply: EchoReply) -> str | None:
     kind, body = reply.envelope.get("kind"), reply.envelope.get("body")
     if not isinstance(body, dict):
         return f"a {kind!r} frame without an object body"
-    violations = validate_message(reply.envelope)
+    violations = validate_message(_checked_part(case, reply.envelope))
     if violations:
         return f"the {kind!r} answer violates its message schema: {violations[0]}"
     if case.portable:
@@ -45,6 +45,22 @@ def problem(case: FuzzCase, reply: EchoReply) -> str | None:
     if got != wanted:
         return f"refused with {got}, expected {wanted} ({case.defect})"
     return None
+
+
+#: Stands in for an echoed value equal to the portable one sent (see `_checked_part`).
+_VALID_VALUE = {"t": "null"}
+
+
+def _checked_part(case: FuzzCase, envelope: dict) -> dict:
+    """The envelope whose schema must hold, its echoed value replaced when that value is the very
+    portable document sent (valid by construction, tests/fuzz/test_fuzz_strategies.py): the
+    schema's full check of a value the fast test cannot clear (any blob) costs 80 ms."""
+    body = envelope.get("body")
+    if not case.portable or envelope.get("kind") != "completed" or not isinstance(body, dict):
+        return envelope
+    if "value" not in body or _sorted_text(body["value"]) != _sorted_text(case.doc):
+        return envelope
+    return {**envelope, "body": {**body, "value": _VALID_VALUE}}
 
 
 def _compare_values(sent: object, received: object) -> str | None:
