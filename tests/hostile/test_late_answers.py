@@ -8,6 +8,7 @@ by the pytest plugin on an item already reported passed. Each made a run green.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +16,7 @@ from pathlib import Path
 from fakepeer.server.host import HostLink
 from fakepeer.session.sdk import SdkSession
 from tests.hostile.bench_run import host_command, run_bench, write_fixtures
+from tests.support.helpers import REPO
 from tests.support.mock_sdk import MockSdk
 
 
@@ -66,9 +68,17 @@ def test_scenario_runs_never_repeat_an_exchange_id() -> None:
 
 
 def test_a_duplicate_trace_answer_before_a_lifecycle_restart_is_caught(tmp_path: Path) -> None:
-    """The third trace of the first host process is the last before the scenario restarts it."""
+    """The last trace of the first host process (one per invocation before the scenario's
+    restart, counted from its `invocations`) is answered twice."""
+    scenario = json.loads(
+        (REPO / "fixtures/lifecycle/lifecycle.host-restart-during-timer.json").read_text("utf-8")
+    )["lifecycle"]
+    restart_at = next(item["at"] for item in scenario["script"] if item.get("restart"))
+    before = [
+        line for line in scenario["expect"]["invocations"] if int(line[1:].split()[0]) < restart_at
+    ]
     once = tmp_path / "once"
-    sdk = host_command("double_answer_on_kind.py", "conform.trace", 3, once)
+    sdk = host_command("double_answer_on_kind.py", "conform.trace", len(before), once)
     done = subprocess.run(
         [
             sys.executable, "-m", "fakepeer", "run", "--sdk", sdk,
