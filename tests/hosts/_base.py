@@ -72,3 +72,20 @@ def serve(hook: Hook) -> int:
 def write_frame_raw(payload: bytes) -> None:
     """One length-prefixed frame holding exactly `payload` (no encoding by the SDK)."""
     write_raw(len(payload).to_bytes(4, "big") + payload)
+
+
+def trace_answer_in_case(case: str, answer: Callable[[object, str], None]) -> Hook:
+    """A hook that lets `answer(host, frame_id)` write the `conform.trace` answers of fixture
+    `case` (the trace follows the case's invoke, so the invoke's id names the case)."""
+    current = [""]
+
+    def hook(host: object, kind: str, frame_id: str) -> bool:
+        if kind == "invoke":
+            current[0] = frame_id
+            return False
+        if kind != "conform.trace" or not is_case(current[0], case):
+            return False
+        answer(host, frame_id)
+        return True
+
+    return hook

@@ -9,7 +9,7 @@ a case keeps (events, findings) must be bounded whatever the host sends, with no
 
 import sys
 
-from _base import is_case, serve
+from _base import serve, trace_answer_in_case
 
 CASE, COUNT = sys.argv[1], int(sys.argv[2])
 KIND = sys.argv[3] if len(sys.argv) > 3 else "caught"
@@ -19,18 +19,11 @@ EVENT = (
     else {"event": "started", "step_id": "never-declared", "phase": "forward",
           "operation_id": "op-x", "attempt": 1}
 )  # fmt: skip
-current = [""]
 
 
-def hook(host: object, kind: str, frame_id: str) -> bool:
-    if kind == "invoke":
-        current[0] = frame_id
-        return False
-    if kind != "conform.trace" or not is_case(current[0], CASE):
-        return False
+def answer(host: object, frame_id: str) -> None:
     events = host.trace.drain() + [dict(EVENT) for _ in range(COUNT)]  # type: ignore[attr-defined]
     host.send("conform.trace", frame_id, {"events": events})  # type: ignore[attr-defined]
-    return True
 
 
-sys.exit(serve(hook))
+sys.exit(serve(trace_answer_in_case(CASE, answer)))

@@ -8,24 +8,17 @@ Why (issue 19 item 13): a trace answer with version "9.0" or none passed the cas
 import json
 import sys
 
-from _base import is_case, serve, write_frame_raw
+from _base import serve, trace_answer_in_case, write_frame_raw
 
 CASE, VERSION = sys.argv[1], sys.argv[2]
-current = [""]
 
 
-def hook(host: object, kind: str, frame_id: str) -> bool:
-    if kind == "invoke":
-        current[0] = frame_id
-        return False
-    if kind != "conform.trace" or not is_case(current[0], CASE):
-        return False
+def answer(host: object, frame_id: str) -> None:
     envelope = {"version": VERSION, "kind": "conform.trace", "id": frame_id}
     if VERSION == "none":
         del envelope["version"]
     envelope["body"] = {"events": host.trace.drain()}  # type: ignore[attr-defined]
     write_frame_raw(json.dumps(envelope).encode())
-    return True
 
 
-sys.exit(serve(hook))
+sys.exit(serve(trace_answer_in_case(CASE, answer)))
