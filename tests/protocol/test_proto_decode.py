@@ -182,6 +182,13 @@ def test_nested_cause_chains_do_not_crash() -> None:
 
 #: Bench requests a host answers only after the server's answer (a register_ack, a manifest_*).
 OPENS_SERVER_TURN = ("conform.register", "conform.publish")
+#: The server answers each open request awaits: another kind decodes fine and is refused by the
+#: open exchange, not by decoding (D-SERVER-ANSWER-DECODE).
+AWAITED_ANSWERS = {
+    "conform.register": ("register_ack", "register_refused"),
+    "conform.publish": ("manifest_activated", "manifest_conflict", "manifest_rejected"),
+}
+SERVER_ANSWERS = {kind for kinds in AWAITED_ANSWERS.values() for kind in kinds}
 
 
 def _fixture_cases() -> list[tuple[str, bytes, str, str | None, bool]]:
@@ -192,9 +199,13 @@ def _fixture_cases() -> list[tuple[str, bytes, str, str | None, bool]]:
     for path in sorted((REPO / "fixtures").rglob("*.json")):
         steps = json.loads(path.read_text(encoding="utf-8")).get("steps", [])
         idle = True  # no conform.register or conform.publish is waiting for a server answer
+        awaited: tuple[str, ...] = ()
         for step, answer in zip(steps, steps[1:], strict=False):
-            if isinstance(step, dict) and step.get("send", {}).get("kind") in OPENS_SERVER_TURN:
-                idle = False
+            sent = step.get("send", {}).get("kind") if isinstance(step, dict) else None
+            if sent in OPENS_SERVER_TURN:
+                idle, awaited = False, AWAITED_ANSWERS[sent]
+            elif not idle and sent in SERVER_ANSWERS and sent not in awaited:
+                continue  # an answer of the wrong kind for the open request (see AWAITED_ANSWERS)
             expect = answer.get("expect") if isinstance(answer, dict) else None
             if not expect:
                 continue
