@@ -88,6 +88,7 @@ def _play(
             _check_before_discard(session)
             session.discard()  # the variant: this case is the first a new host process serves
         session.ensure_started(deadline, wire)  # (re)starting does not eat into the case's time
+        wire.ready = time.monotonic()
         deadline = _clip(time.monotonic() + timeout, overall_deadline)
         too_new = fixture.needs_newer_version(session.version)
         if too_new:
@@ -359,6 +360,7 @@ def _result(
         outcome=raw,  # a listed known failure is applied after the run
         raw_outcome=raw,
         duration=time.monotonic() - wire.started,
+        pace=time.monotonic() - (wire.ready or wire.started),
         reason=reason,
         findings=list(findings or ()),
         stderr_tail=stderr,

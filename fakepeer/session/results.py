@@ -45,6 +45,9 @@ class CaseResult:
     outcome: Outcome
     raw_outcome: Outcome
     duration: float = 0.0
+    #: Seconds the case took once its host was up (not reported): the pace `late_window` scales
+    #: with, so a host's start-up does not stretch the wait for a late copy.
+    pace: float = 0.0
     reason: str = ""
     findings: list[Finding] = field(default_factory=list)
     stderr_tail: str = ""

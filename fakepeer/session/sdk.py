@@ -439,7 +439,7 @@ def late_window(session: SdkSession, *, at_end: bool = False) -> float:
     session's latest cases (a slow host's copy comes late too), within the bounds for the end
     of a session (`at_end`) or for a discard mid-run."""
     recent = session.served[-PACE_CASES:]
-    mean = sum(result.duration for result in recent) / len(recent) if recent else 0.0
+    mean = sum(result.pace for result in recent) / len(recent) if recent else 0.0
     if at_end:
         return min(LATE_FRAME_MAX_SECONDS, max(LATE_FRAME_WAIT_SECONDS, 4.0 * mean))
     return min(DISCARD_WAIT_MAX_SECONDS, max(DISCARD_WAIT_SECONDS, 4.0 * mean))

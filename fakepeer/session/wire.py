@@ -70,6 +70,9 @@ class WireLog:
 
     started: float = field(default_factory=time.monotonic)
     records: list[WireRecord] = field(default_factory=list)
+    #: `time.monotonic()` once the case's host was up (a start or restart is not the host's pace
+    #: of answering, which the late-frame window scales with); None until then.
+    ready: float | None = None
     #: The ids of the exchanges the bench opened or answered in this case (`SdkSession.send`):
     #: a stray frame carrying one of them belongs to this case.
     ids: list[str] = field(default_factory=list)
