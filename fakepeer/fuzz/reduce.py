@@ -9,12 +9,15 @@ their other members are taken away, and its pointer follows.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar
 
 from fakepeer.fuzz.strategies import INVALID_VALUE, Doc, FuzzCase
 from fakepeer.protocol.values import escape_pointer_token
 
 MAX_ATTEMPTS = 500
+
+T = TypeVar("T")
 
 
 def candidates(doc: Doc) -> Iterator[Doc]:
@@ -30,22 +33,32 @@ def candidates(doc: Doc) -> Iterator[Doc]:
             yield {"t": "object", "v": {k: v for k, v in payload.items() if k != key}}
 
 
-def reduce_portable(doc: Doc, problem_of: Callable[[Doc], str | None]) -> tuple[Doc, str | None]:
-    """Greedily replace `doc` by a smaller failing candidate until none fails; (doc, problem)."""
-    problem = problem_of(doc)
+def _greedy(
+    item: T,
+    problem: str | None,
+    candidates_of: Callable[[T], Iterable[T]],
+    problem_of: Callable[[T], str | None],
+) -> tuple[T, str | None]:
+    """Replace `item` by its first still-failing candidate until none fails, within
+    MAX_ATTEMPTS candidates in all; (item, problem)."""
     attempts = 0
     progress = problem is not None
     while progress and attempts < MAX_ATTEMPTS:
         progress = False
-        for candidate in candidates(doc):
+        for candidate in candidates_of(item):
             attempts += 1
             found = problem_of(candidate)
             if found is not None:
-                doc, problem, progress = candidate, found, True
+                item, problem, progress = candidate, found, True
                 break
             if attempts >= MAX_ATTEMPTS:
                 break
-    return doc, problem
+    return item, problem
+
+
+def reduce_portable(doc: Doc, problem_of: Callable[[Doc], str | None]) -> tuple[Doc, str | None]:
+    """Greedily replace `doc` by a smaller failing candidate until none fails; (doc, problem)."""
+    return _greedy(doc, problem_of(doc), candidates, problem_of)
 
 
 def _tokens(pointer: str) -> list[str]:
@@ -91,16 +104,6 @@ def reduce_malformed(
     case: FuzzCase, problem: str, problem_of: Callable[[FuzzCase], str | None]
 ) -> tuple[FuzzCase, str]:
     """Greedily replace `case` by a smaller still-failing one until none fails; (case, problem)."""
-    attempts = 0
-    progress = True
-    while progress and attempts < MAX_ATTEMPTS:
-        progress = False
-        for candidate in malformed_candidates(case):
-            attempts += 1
-            found = problem_of(candidate)
-            if found is not None:
-                case, problem, progress = candidate, found, True
-                break
-            if attempts >= MAX_ATTEMPTS:
-                break
-    return case, problem
+    reduced, found = _greedy(case, problem, malformed_candidates, problem_of)
+    assert found is not None  # `problem` is not None and only a failing candidate replaces it
+    return reduced, found
