@@ -64,7 +64,7 @@ def run_whole_runs(target: SdkTarget, runs: int, seed: int | None) -> int:
     import random
     import time
 
-    from fakepeer.fuzz.wholerun import broken_invariants, play, random_run
+    from fakepeer.fuzz.wholerun import random_run, run_problems
     from fakepeer.server.host import HostLink
     from fakepeer.session.sdk import SdkSession, SessionError
     from fakepeer.transport.errors import TransportError
@@ -82,10 +82,7 @@ def run_whole_runs(target: SdkTarget, runs: int, seed: int | None) -> int:
             return 2
         for index in range(runs):
             run = random_run(rng)
-            report = play(HostLink(session), run)
-            broken = broken_invariants(report, run)
-            if report.host_fault:
-                broken.append(f"host-fault: {report.host_fault}")
+            report, broken = run_problems(HostLink(session), run)
             if broken:
                 bad += 1
                 typer.echo(f"RUN {index + 1} broke: {'; '.join(broken)}")

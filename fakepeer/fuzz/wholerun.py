@@ -119,6 +119,16 @@ def broken_invariants(report: RunReport, run: WholeRun | None = None) -> list[st
     return found
 
 
+def run_problems(link: HostLink, run: WholeRun) -> tuple[RunReport, list[str]]:
+    """Play `run`; (its report, what went wrong: every broken invariant, then the host's fault
+    if the model server met one, since a host that fails mid-run is a finding, not a quiet end)."""
+    report = play(link, run)
+    broken = broken_invariants(report, run)
+    if report.host_fault:
+        broken.append(f"host-fault: {report.host_fault}")
+    return report, broken
+
+
 def _attempts_within_policy(report: RunReport, run: WholeRun) -> list[str]:
     found = []
     for entry in report.timeline.invocations():
@@ -184,4 +194,12 @@ def run_campaign(
     return failures
 
 
-__all__ = ["SemanticCase", "WholeRun", "broken_invariants", "play", "random_run", "run_campaign"]
+__all__ = [
+    "SemanticCase",
+    "WholeRun",
+    "broken_invariants",
+    "play",
+    "random_run",
+    "run_campaign",
+    "run_problems",
+]

@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from fakepeer.fuzz.wholerun import broken_invariants, play, random_run
+from fakepeer.fuzz.wholerun import random_run, run_problems
 from fakepeer.server.host import HostLink
 from fakepeer.session.sdk import SdkSession
 from fakepeer.session.targets import default_target
@@ -91,10 +91,7 @@ def hunt(name: str | None, runs: int, seed: int) -> dict:
         with apply(name) if name else _nothing():
             for index in range(runs):
                 run = random_run(rng)
-                report = play(HostLink(session), run)
-                broken = broken_invariants(report, run)
-                if report.host_fault:
-                    broken.append(f"host-fault: {report.host_fault}")
+                _, broken = run_problems(HostLink(session), run)
                 if broken:
                     row.update(found=True, after=index + 1, problem="; ".join(broken))
                     break
