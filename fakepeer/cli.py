@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NamedTuple
 
 import typer
 
@@ -53,6 +53,7 @@ from fakepeer.report.document import order_text, selection_of
 from fakepeer.session import (
     EXIT_INTERRUPTED,
     EXIT_USAGE,
+    EarlyStart,
     RunResult,
     targets_from_options,
 )
@@ -402,91 +403,60 @@ def run(
         maxfail = 1 if maxfail is None else min(maxfail, 1)
     if maxfail is not None and maxfail < 1:
         raise UsageProblem(f"--maxfail takes a whole number of cases above 0, got {maxfail}")
-    version = None if no_default_fixtures else corpus_version(default_fixture_dir())
-    described = (
-        f"{version.describe() if version else 'corpus: none (--no-default-fixtures)'}, "
-        f"protocol {PROTOCOL_VERSION}"
-    )
-    if list_only:  # --list's stdout is the listing alone (tab-separated, for scripts)
-        print(described, file=sys.stderr)
-    else:
-        console.print(described, markup=False, highlight=False)
-    touched = None if since is None else _since(since, console)
+    # the hosts start now: their start-up overlaps loading the fixtures (None for --list)
+    early = None if list_only else _start_early(sdk)
     try:
-        chosen_variants = parse_variants(variants)
-    except ValueError as exc:
-        raise UsageProblem(f"--variants: {exc}") from None
-    only = _only_ids(ids_from, last_failed)
-    files = _fixture_paths(fixtures or [], not no_default_fixtures)
-    _note_unused_fixtures(console, fixtures or [], no_default_fixtures)
-    found = fixture_files(files)
-    named = {Path(os.path.abspath(path)) for path in fixtures or []}
-    drafts = [  # a `fixtures record` draft beside the fixtures: not one until reviewed
-        path
-        for path in found
-        if path.name.endswith(RECORDED_SUFFIX) and Path(os.path.abspath(path)) not in named
-    ]
-    if drafts:
-        console.print(
-            f"note: {len(drafts)} recorded draft(s) not run ({drafts[0]}"
-            f"{' and more' if len(drafts) > 1 else ''}): review each expect, then save it as "
-            "<id>.json",
-            markup=False,
-            highlight=False,
+        version = None if no_default_fixtures else corpus_version(default_fixture_dir())
+        described = (
+            f"{version.describe() if version else 'corpus: none (--no-default-fixtures)'}, "
+            f"protocol {PROTOCOL_VERSION}"
         )
-    all_ids = {path.stem for path in found if path not in drafts}
-    if ids_from is not None and only is not None:
-        unknown = sorted(i for i in only if i.partition("@")[0] not in all_ids)
-        if unknown:
-            raise UsageProblem(
-                f"--ids-from {ids_from}: {unknown[0]} is no fixture ({len(unknown)} unknown)"
-            )
-
-    def chosen(path: Path) -> bool:  # id and category come from the path (the loader checks)
-        if path in drafts:
-            return False
-        if only is not None and path.stem not in {i.partition("@")[0] for i in only}:
-            return False
-        if touched is not None and path.stem not in touched:
-            return False
-        if category and path.parent.name not in category:
-            return False
-        return all(expression.matches(path.stem, path.parent.name) for expression in expressions)
-
-    corpus = load_fixtures(files, only=chosen)
-    unsharded = select(corpus, keywords=expressions, categories=category or ())
-    selected = select(corpus, keywords=expressions, categories=category or (), shard=parsed_shard)
-    selected = with_variants(selected, chosen_variants, sample_from=unsharded)
-    if only is not None:
-        selected = [case for case in selected if rerun.wanted(case.id, only)]
-    if list_only:
-        print_listing(selected)
-        raise typer.Exit(0)
-    if not unsharded or (not selected and parsed_shard is None):  # a shard of nothing too
-        raise UsageProblem(f"no fixture matches the selection ({len(all_ids)} loaded)")
-    try:
-        targets = targets_from_options(sdk)
-    except CommandError as exc:
-        raise UsageProblem(str(exc)) from None
-    # a variant's id (FIXTURE@VARIANT) may be listed too
-    corpus_ids = all_ids | {fixture.id for fixture in selected}
-    known = _read_known(known_failures or [], [target.label for target in targets])
-    options = RunOptions(
-        timeout=timeout,
-        max_time=max_time,
-        jobs=jobs,
-        strict=strict,
-        max_failures=maxfail,
-        tolerated=lambda label, ident: known_lists.is_listed(known, label, ident),
-        shuffle_seed=seed,
-        isolate=isolate,
-        start_timeout=start_timeout,
-        began=began,
-    )
-    if seed is not None or isolate:
-        console.print(f"order: {order_text({'shuffle_seed': seed, 'isolate': isolate})}")
-    with RunProgress(console, targets, len(selected)) as progress:
-        result = run_suite(targets, selected, options, on_result=progress.advance)
+        if list_only:  # --list's stdout is the listing alone (tab-separated, for scripts)
+            print(described, file=sys.stderr)
+        else:
+            console.print(described, markup=False, highlight=False)
+        touched = None if since is None else _since(since, console)
+        try:
+            chosen_variants = parse_variants(variants)
+        except ValueError as exc:
+            raise UsageProblem(f"--variants: {exc}") from None
+        only = _only_ids(ids_from, last_failed)
+        selected, unsharded, all_ids = _load_selection(
+            console,
+            fixtures or [],
+            no_default_fixtures,
+            _Choice(only, ids_from, touched, category or [], expressions, parsed_shard),
+            chosen_variants,
+        )
+        if list_only:
+            print_listing(selected)
+            raise typer.Exit(0)
+        if not unsharded or (not selected and parsed_shard is None):  # a shard of nothing too
+            raise UsageProblem(f"no fixture matches the selection ({len(all_ids)} loaded)")
+        assert early is not None  # only --list has none, and it has ended above
+        targets = early.targets
+        # a variant's id (FIXTURE@VARIANT) may be listed too
+        corpus_ids = all_ids | {fixture.id for fixture in selected}
+        known = _read_known(known_failures or [], [target.label for target in targets])
+        options = RunOptions(
+            timeout=timeout,
+            max_time=max_time,
+            jobs=jobs,
+            strict=strict,
+            max_failures=maxfail,
+            tolerated=lambda label, ident: known_lists.is_listed(known, label, ident),
+            shuffle_seed=seed,
+            isolate=isolate,
+            start_timeout=start_timeout,
+            began=began,
+        )
+        if seed is not None or isolate:
+            console.print(f"order: {order_text({'shuffle_seed': seed, 'isolate': isolate})}")
+        with RunProgress(console, targets, len(selected)) as progress:
+            result = run_suite(targets, selected, options, on_result=progress.advance)
+    finally:
+        if early is not None:
+            early.close()  # what no session took: a usage error while loading, Ctrl-C
     result.lenient = lenient
     rerun.record_last_failed(default_fixture_dir(), result, (case.id for case in selected))
     known_lists.apply(result, known)
@@ -506,6 +476,78 @@ def run(
     if write_failures is not None and not result.interrupted:
         _write_failures(result, write_failures, console)
     _finish(result)
+
+
+class _Choice(NamedTuple):
+    """What `run` selects by: listed ids, changed fixtures, categories, -k and the shard."""
+
+    only: set[str] | None
+    ids_from: Path | None
+    touched: set[str] | None
+    categories: list[str]
+    expressions: list
+    shard: object
+
+
+def _load_selection(
+    console, fixtures: list[Path], no_default: bool, choice: _Choice, chosen_variants
+) -> tuple[list, list, set[str]]:
+    """Load only the fixture files the choice can select; (selected cases, the selection
+    before sharding, every fixture id found)."""
+    files = _fixture_paths(fixtures, not no_default)
+    _note_unused_fixtures(console, fixtures, no_default)
+    found = fixture_files(files)
+    named = {Path(os.path.abspath(path)) for path in fixtures}
+    drafts = [  # a `fixtures record` draft beside the fixtures: not one until reviewed
+        path
+        for path in found
+        if path.name.endswith(RECORDED_SUFFIX) and Path(os.path.abspath(path)) not in named
+    ]
+    if drafts:
+        console.print(
+            f"note: {len(drafts)} recorded draft(s) not run ({drafts[0]}"
+            f"{' and more' if len(drafts) > 1 else ''}): review each expect, then save it as "
+            "<id>.json",
+            markup=False,
+            highlight=False,
+        )
+    all_ids = {path.stem for path in found if path not in drafts}
+    if choice.ids_from is not None and choice.only is not None:
+        unknown = sorted(i for i in choice.only if i.partition("@")[0] not in all_ids)
+        if unknown:
+            raise UsageProblem(
+                f"--ids-from {choice.ids_from}: {unknown[0]} is no fixture ({len(unknown)} unknown)"
+            )
+
+    only, touched, categories = choice.only, choice.touched, choice.categories
+    wanted_ids = None if only is None else {ident.partition("@")[0] for ident in only}
+
+    def chosen(path: Path) -> bool:  # id and category come from the path (the loader checks)
+        if path in drafts:
+            return False
+        if wanted_ids is not None and path.stem not in wanted_ids:
+            return False
+        if touched is not None and path.stem not in touched:
+            return False
+        if categories and path.parent.name not in categories:
+            return False
+        return all(rule.matches(path.stem, path.parent.name) for rule in choice.expressions)
+
+    corpus = load_fixtures(files, only=chosen)
+    keywords = choice.expressions
+    unsharded = select(corpus, keywords=keywords, categories=categories)
+    selected = select(corpus, keywords=keywords, categories=categories, shard=choice.shard)
+    selected = with_variants(selected, chosen_variants, sample_from=unsharded)
+    if only is not None:
+        selected = [case for case in selected if rerun.wanted(case.id, only)]
+    return selected, unsharded, all_ids
+
+
+def _start_early(commands: list[str] | None) -> EarlyStart:
+    try:
+        return EarlyStart(targets_from_options(commands))
+    except CommandError as exc:
+        raise UsageProblem(str(exc)) from None
 
 
 def _since(version: str, console) -> set[str]:
@@ -869,7 +911,8 @@ def _plain_help(command: object) -> None:
             param.display_type_rich = lambda ctx: None
             name = param.metavar or param.name.upper()
             usage = (name if param.required else f"[{name}]") + ("..." if param.nargs != 1 else "")
-            param._usage_display_name = lambda usage=usage: usage
+            param._usage_display_name = lambda usage=usage: usage  # typer 0.29's usage line
+            param.get_usage_pieces = lambda ctx, usage=usage: [usage]  # and typer 0.28's
         else:
             label = param.metavar or param.name.upper()
             param.display_type_rich = lambda ctx, label=label: label

@@ -14,7 +14,13 @@ from fakepeer.session.outcomes import (
 )
 from fakepeer.session.results import CaseResult, RunResult, SdkRun
 from fakepeer.session.sdk import SdkSession, SdkUnavailable, SessionError
-from fakepeer.session.targets import SdkTarget, command_target, default_target, targets_from_options
+from fakepeer.session.targets import (
+    EarlyStart,
+    SdkTarget,
+    command_target,
+    default_target,
+    targets_from_options,
+)
 from fakepeer.session.wire import WireLog, WireRecord
 
 __all__ = [
@@ -39,4 +45,5 @@ __all__ = [
     "run_case",
     "summary_line",
     "targets_from_options",
+    "EarlyStart",
 ]

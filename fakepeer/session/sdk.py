@@ -45,6 +45,8 @@ PACE_CASES = 32
 MAX_CONSECUTIVE_START_FAILURES = 2
 
 _RESET_TEMPLATE = frame_templates("conform.reset")[0]
+_SHUTDOWN_ID = "bench.shutdown"
+_SHUTDOWN = encode_frame("conform.shutdown", {}, _SHUTDOWN_ID)
 #: The `conform.ack` of a reset in either usual spelling passes its checks without decoding.
 _ACK_TEMPLATES = frame_templates("conform.ack")
 
@@ -147,6 +149,8 @@ class SdkSession:
         #: Set when a case sent its own `conform.register`; the next case registers again first.
         self.registration_dirty = False
         self._pending_reset: str | None = None
+        #: Set once `late_frame` sent `conform.shutdown` to the current process.
+        self._shutdown_sent = False
         #: The cases the current process has finished, oldest first (filled by `run_case`).
         #: Emptied when a new process starts.
         self.served: list[CaseResult] = []
@@ -174,6 +178,7 @@ class SdkSession:
             self._unavailable = f"cannot start the SDK: {exc}"
             raise SdkUnavailable(self._unavailable) from None
         self.starts += 1
+        self._shutdown_sent = False
         self.served = []
         self.owners = {}
         try:
@@ -231,18 +236,33 @@ class SdkSession:
         transport.close()
         return transport.stderr_tail()
 
-    def late_frame(self, wait: float = LATE_FRAME_WAIT_SECONDS) -> StrayAnswer | None:
+    def late_frame(
+        self, wait: float = LATE_FRAME_WAIT_SECONDS, *, closing: bool = False
+    ) -> StrayAnswer | None:
         """A frame the host sends unasked within `wait` seconds after the last case, or None.
 
         Called before shutdown, so a second answer to the session's last case is noticed (a
         later case would have read it). Transport failures here are not the cases' business.
+
+        `closing` (the end of a session): send `conform.shutdown` first where the host's output
+        ends with the host, and stop listening when it ends: a host that has exited writes
+        nothing more, so a prompt host does not cost the whole window, while one that writes a
+        copy before it exits (a timer it lets finish) is still caught. An answer to the shutdown
+        itself is no case's second answer and is passed over.
         """
         if self.transport is None or self._pending_reset is not None:
             return None
         until = time.monotonic() + wait
+        closing = closing and self.transport.output_ends_with_host
         try:
             self.flush(until)
-            payload = self.transport.receive(until)
+            if closing:
+                self.transport.send(_SHUTDOWN, until)
+                self._shutdown_sent = True
+            while True:
+                payload = self.transport.receive(until)
+                if not (closing and _answers_shutdown(payload)):
+                    break
         except TransportError:
             return None
         try:
@@ -252,7 +272,8 @@ class SdkSession:
         return StrayAnswer.extra(payload, envelope, word="unsolicited")
 
     def shutdown(self, deadline: float | None = None) -> None:
-        """Send `conform.shutdown`, let the host exit, and make sure all it started is gone.
+        """Send `conform.shutdown` (unless `late_frame` did), let the host exit, and make sure
+        all it started is gone.
 
         Bounded whatever the host does: the send and the wait end by `deadline` (at most
         SHUTDOWN_WAIT_SECONDS from now), then the transport stops the host for good.
@@ -260,14 +281,16 @@ class SdkSession:
         transport, self.transport = self.transport, None
         self._outbox = []
         self._pending_reset = None
+        sent, self._shutdown_sent = self._shutdown_sent, False
         if transport is None:
             return
         now = time.monotonic()
         until = now + SHUTDOWN_WAIT_SECONDS if deadline is None else min(deadline, now + 1.0)
-        try:
-            transport.send(encode_frame("conform.shutdown", {}, "bench.shutdown"), until)
-        except TransportError:
-            pass
+        if not sent:
+            try:
+                transport.send(_SHUTDOWN, until)
+            except TransportError:
+                pass
         transport.close(wait=max(0.0, until - time.monotonic()))
 
     def note_served(self, result: CaseResult) -> None:
@@ -432,6 +455,14 @@ class SdkSession:
     def _next_id(self, kind: str) -> str:
         self._counter += 1
         return f"bench.{kind.removeprefix('conform.')}#{self._counter}"
+
+
+def _answers_shutdown(payload: bytes) -> bool:
+    """Whether a frame carries the id of the bench's `conform.shutdown` (an answer to it)."""
+    try:
+        return decode(payload).get("id") == _SHUTDOWN_ID
+    except SessionError:
+        return False
 
 
 def late_window(session: SdkSession, *, at_end: bool = False) -> float:

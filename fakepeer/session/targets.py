@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -85,3 +86,46 @@ def targets_from_options(commands: list[str] | None) -> list[SdkTarget]:
         labels.add(command)
         targets.append(command_target(command))
     return targets
+
+
+class EarlyStart:
+    """Targets whose first host process starts now, before the bench loads its fixtures.
+
+    A host's start (an interpreter, a runtime) then overlaps the loading instead of following
+    it: the edit-run loop's one-fixture run waits for the slower of the two, not their sum. The
+    first session of each target takes the started process; any later one starts its own. A
+    start that fails is raised to that first session, as a start during the run would be.
+    `close` ends what no session took (a usage error found while loading, Ctrl-C).
+    """
+
+    def __init__(self, targets: list[SdkTarget]) -> None:
+        self._lock = threading.Lock()
+        self._waiting: list[Transport] = []
+        self.targets = [self._early(target) for target in targets]
+
+    def _early(self, target: SdkTarget) -> SdkTarget:
+        factory = target.factory
+        try:
+            first: Transport | BaseException | None = factory()
+        except (OSError, ValueError) as exc:
+            first = exc
+        if isinstance(first, Transport):
+            self._waiting.append(first)
+
+        def take() -> Transport:
+            nonlocal first
+            with self._lock:
+                claimed, first = first, None
+                if isinstance(claimed, Transport):
+                    self._waiting.remove(claimed)
+            if isinstance(claimed, BaseException):
+                raise claimed
+            return claimed if claimed is not None else factory()
+
+        return SdkTarget(target.label, target.command, take)
+
+    def close(self) -> None:
+        with self._lock:
+            waiting, self._waiting = self._waiting, []
+        for transport in waiting:
+            transport.close()

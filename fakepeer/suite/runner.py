@@ -321,7 +321,7 @@ def _forget_wire(result: CaseResult) -> None:
 
 def check_late_frame(session: SdkSession) -> None:
     """A frame after the session's last case is a second answer: blame the case it answers."""
-    stray = session.late_frame(late_window(session, at_end=True))
+    stray = session.late_frame(late_window(session, at_end=True), closing=True)
     if stray is None or not session.served:
         return
     earlier = owner(session, stray.ident, ()) or session.served[-1]

@@ -20,6 +20,12 @@ from fakepeer.transport.ring import RingBuffer
 class Transport:
     """One framed, bidirectional connection to one SDK host."""
 
+    #: True when the host's output ends once the host has exited (a process's stdout, an
+    #: in-process host's pipe): the session may then send `conform.shutdown` and stop listening
+    #: for a late frame at that end, since an exited host writes nothing more. False (an HTTP
+    #: endpoint, which writes only in answer to a request) keeps the plain timed listen.
+    output_ends_with_host = False
+
     def __init__(self, stderr_capacity: int = 64 * 1024) -> None:
         #: The host's diagnostic output (a process's stderr), its last bytes only. Transports
         #: whose hosts have no such channel leave it empty.

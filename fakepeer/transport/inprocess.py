@@ -112,6 +112,8 @@ class _Pipe:
 class InProcessTransport(Transport):
     """Runs `host(reader, writer)` on a thread and frames through two in-memory pipes."""
 
+    output_ends_with_host = True  # the host's pipe is closed when its function returns
+
     def __init__(self, host: HostFunction, name: str = "python-host") -> None:
         super().__init__()
         self._to_host, self._from_host = _Pipe(), _Pipe()

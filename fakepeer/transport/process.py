@@ -94,6 +94,8 @@ def child_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 class SubprocessTransport(Transport):
     """A started SDK host process speaking frames on stdin/stdout."""
 
+    output_ends_with_host = True
+
     def __init__(
         self,
         argv: Sequence[str],
