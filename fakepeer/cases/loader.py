@@ -78,9 +78,10 @@ def load_fixtures(
     fixtures: list[Fixture] = []
     problems: list[FixtureProblem] = []
     first_seen: dict[str, Path] = {}
+    real_folders: dict[str, str] = {}
     for file in files:
         try:
-            fixture = _load_cached(file, folder)
+            fixture = _load_cached(file, folder, real_folders)
         except FixtureError as exc:
             problems.extend(exc.problems)
             continue
@@ -98,7 +99,7 @@ def load_fixtures(
     return sorted(fixtures, key=lambda fixture: fixture.id)
 
 
-def _load_cached(file: Path, folder: Path | None) -> Fixture:
+def _load_cached(file: Path, folder: Path | None, real_folders: dict[str, str]) -> Fixture:
     """`load_fixture_file`, answered from the cache of checked fixtures when the file's bytes
     (and the checking code) are unchanged (fakepeer.cases.cache)."""
     if folder is None:
@@ -107,7 +108,7 @@ def _load_cached(file: Path, folder: Path | None) -> Fixture:
         data = file.read_bytes()
     except OSError as exc:
         raise FixtureError([FixtureProblem(file, "", f"cannot read: {exc}")]) from None
-    key = cache.key_of(file, data)
+    key = cache.key_of(file, data, real_folders)
     fixture = cache.get(folder, key)
     if fixture is None:
         fixture = load_fixture_file(file, data)
@@ -189,15 +190,33 @@ def fixture_from_document(document: object, file: Path | None = None) -> Fixture
     return Fixture.from_document(document, file, steps, protocol_version=version)
 
 
-def build_steps(document: dict, file: Path | None = None) -> tuple[Step, ...]:
+def checked(fixture: Fixture) -> Fixture:
+    """`fixture` (its steps held, as the scenario API builds them) with its expects marked
+    checked when its messages pass their checks, as loading a file checks them
+    (`ExpectStep.checked`); unchanged otherwise."""
+    if fixture.held_steps is None or message_problems(fixture):
+        return fixture
+    steps = tuple(
+        dataclasses.replace(step, checked=True)
+        if isinstance(step, ExpectStep) and not step.vary and not step.derive
+        else step
+        for step in fixture.held_steps
+    )
+    return dataclasses.replace(fixture, held_steps=steps)
+
+
+def build_steps(
+    document: dict, file: Path | None = None, *, checked: bool = False
+) -> tuple[Step, ...]:
     """The runnable steps of a schema-checked fixture document (macros expanded, exchange ids
-    assigned, frames encoded); FixtureError for a step the schema cannot refuse."""
+    assigned, frames encoded); FixtureError for a step the schema cannot refuse. `checked`:
+    the document's messages passed their checks too (`ExpectStep.checked`)."""
     counter = ExchangeCounter(document["id"])
     version = document.get("protocol_version", DEFAULT_VERSION)
     steps: list[Step] = []
     for index, raw_step in enumerate(document["steps"]):
         try:
-            steps.append(_build_step(raw_step, ("steps", index), counter, version))
+            steps.append(_build_step(raw_step, ("steps", index), counter, version, checked))
         except MacroError as exc:
             raise FixtureError([FixtureProblem(file, exc.pointer, exc.message)]) from None
         except _StepProblem as exc:
@@ -214,7 +233,7 @@ def build_steps(document: dict, file: Path | None = None) -> tuple[Step, ...]:
 def steps_from_source(data: bytes, file: Path | None = None) -> tuple[Step, ...]:
     """The steps of a fixture file's bytes that loaded cleanly before (`Fixture.source`): built
     again the same way, without the checks it passed then."""
-    return build_steps(strictjson.loads(data.decode("utf-8")), file)
+    return build_steps(strictjson.loads(data.decode("utf-8")), file, checked=True)
 
 
 def _misplaced_traces(steps: list[Step], file: Path | None) -> list[FixtureProblem]:
@@ -238,9 +257,13 @@ class _StepProblem(Exception):
 
 
 def _build_step(
-    raw: dict, path: tuple, counter: ExchangeCounter, version: str = DEFAULT_VERSION
+    raw: dict,
+    path: tuple,
+    counter: ExchangeCounter,
+    version: str = DEFAULT_VERSION,
+    checked: bool = False,
 ) -> Step:
-    step = _plain_step(raw, path, counter, version)
+    step = _plain_step(raw, path, counter, version, checked)
     if "http" in raw and isinstance(step, SendStep | RawSendStep):  # an HTTP fault (D-HTTP-*)
         payload = HttpPayload(step.payload, raw["http"])  # kept whatever its size
         if isinstance(step, SendStep):
@@ -250,7 +273,9 @@ def _build_step(
     return step
 
 
-def _plain_step(raw: dict, path: tuple, counter: ExchangeCounter, version: str) -> Step:
+def _plain_step(
+    raw: dict, path: tuple, counter: ExchangeCounter, version: str, checked: bool
+) -> Step:
     if "send" in raw:
         send = raw["send"]
         kind = send["kind"]
@@ -305,6 +330,7 @@ def _plain_step(raw: dict, path: tuple, counter: ExchangeCounter, version: str) 
         vary=tuple(raw.get("vary", ())),
         derive=derive,
         trace=trace,
+        checked=checked and not raw.get("vary") and not derive,
     )
 
 

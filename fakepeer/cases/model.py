@@ -59,6 +59,10 @@ class ExpectStep:
     derive: tuple[tuple[str, str], ...] = ()
     #: The expected effect trace (§12.4) of the invoke this step answers, or None.
     trace: ExpectedTrace | None = None
+    #: Built from a fixture file that loaded cleanly, with nothing varied or derived: `kind`
+    #: and `body` passed the kind's schema and the §3 value rules as a whole message then, so
+    #: an answer equal to them (types included) is valid too (compare.Comparer's fast path).
+    checked: bool = field(default=False, repr=False, compare=False)
     #: What the comparer prepared from this step (compare.Comparer), kept as long as the step.
     memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
@@ -181,9 +185,11 @@ class Fixture:
 
     def needs_newer_version(self, negotiated: str | None) -> str | None:
         """Why the case cannot run on a session that negotiated `negotiated`, or None."""
+        if negotiated is None or negotiated == self.protocol_version:  # once per case: cheap first
+            return None
         from fakepeer.protocol.version import parse_version
 
-        if negotiated is None or parse_version(negotiated) >= parse_version(self.protocol_version):
+        if parse_version(negotiated) >= parse_version(self.protocol_version):
             return None
         return (
             f"the fixture needs protocol {self.protocol_version}; the SDK negotiated {negotiated}"

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from fakepeer import atomic
-from fakepeer.cases.loader import fixture_from_document
+from fakepeer.cases.loader import checked, fixture_from_document
 from fakepeer.cases.model import Fixture
 
 REFUSAL_MESSAGE_POINTER = "/body/error/message"
@@ -133,8 +133,9 @@ class Scenario:
         return json.loads(json.dumps(self.document))
 
     def build(self) -> Fixture:
-        """Check the document and return the runnable Fixture; raises FixtureError."""
-        return fixture_from_document(self.to_document())
+        """Check the document and return the runnable Fixture; raises FixtureError. Its
+        expects are marked checked when its messages pass, as when a file loads."""
+        return checked(fixture_from_document(self.to_document()))
 
     def to_json(self) -> str:
         """The file text: two-space indentation, UTF-8, trailing newline."""

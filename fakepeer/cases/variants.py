@@ -195,7 +195,9 @@ def _own_ids(
                 step = replace(step, envelope=envelope, prepared=payload, exchange_id=ident)
         elif isinstance(step, ExpectStep):
             ident = names.get(step.exchange_id, step.exchange_id)
-            step = replace(step, body=_renamed(step.body, names), exchange_id=ident)
+            body = _renamed(step.body, names)
+            checked = step.checked and body == step.body  # a renamed id is checked no more
+            step = replace(step, body=body, exchange_id=ident, checked=checked)
         renamed.append(step)
     return tuple(renamed)
 

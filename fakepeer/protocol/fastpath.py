@@ -11,10 +11,13 @@ explains. What lives here:
 - `surely_valid_value`: a sufficient test of the §3 value rules (a second copy of them, walked
   without building pointers, with an upper bound of the canonical size instead of encoding).
 
-Two smaller fast paths elsewhere ask `enabled()` first: a reset's `conform.ack` compared as bytes
-before decoding (session/sdk.py), and old objects frozen out of the collector during a run
-(suite/runner.py); and the comparer tries Python `==` and sorted JSON text before RFC 8785
-(compare.py).
+Smaller fast paths elsewhere ask `enabled()` first: a reset's `conform.ack` and an empty
+`conform.trace` answer compared as bytes before decoding (session/sdk.py, session/case.py), and
+old objects frozen out of the collector during a run (suite/runner.py); the comparer tries Python
+`==` and sorted JSON text before RFC 8785, takes an answer that is a checked expectation byte for
+byte in the usual spelling without decoding it, and does not validate again an answer identical
+to a checked expectation, whose kind and body passed every check when the fixture loaded
+(compare.py, `ExpectStep.checked`).
 
 The switch: `RYUSEN_CONFORM_FAST_PATHS=0` in the environment, or `disabled()` in a test, turns
 every fast path off. tests/test_fast_paths.py runs the whole corpus both ways and requires the same
@@ -184,10 +187,10 @@ class Compiler:
         self._fixups: list[tuple[dict[str, Check], dict[str, str]]] = []
         self._lock = threading.Lock()  # jobs may compile their first frames' kinds at once
 
-    def compile_document(self, uri: str) -> Check:
-        """The predicate of a whole document."""
+    def compile_document(self, uri: str, fragment: str = "") -> Check:
+        """The predicate of a whole document, or of the subschema at `fragment` (`/$defs/id`)."""
         with self._lock:
-            name = self._ref_name(uri, "")
+            name = self._ref_name(uri, fragment)
             self._generate()
             return self._namespace[name]  # type: ignore[no-any-return]
 

@@ -110,6 +110,48 @@ def _fast_check(kind: str) -> Check:
     return _compiler().compile_document(_load(kind)["$id"])
 
 
+#: What a kind's schema may say besides its envelope: annotations only.
+_ENVELOPE_KEYS = {"$schema", "$id", "title", "description", "type", "required", "properties"}
+
+
+@cache
+def _standard_envelope(kind: str) -> bool:
+    """Whether `kind`'s schema asks of the envelope only what §2 asks of every one: `version`
+    and `id` as common.schema.json defines them, `kind` its own name, `body` as it says."""
+    schema = _load(kind)
+    properties = schema.get("properties", {})
+    return (
+        set(schema) <= _ENVELOPE_KEYS
+        and schema.get("type") == "object"
+        and schema.get("required") == ["version", "kind", "id", "body"]
+        and set(properties) == {"version", "kind", "id", "body"}
+        and properties["version"] == {"$ref": f"{COMMON}.schema.json#/$defs/version"}
+        and properties["id"] == {"$ref": f"{COMMON}.schema.json#/$defs/id"}
+        and properties["kind"] == {"const": kind}
+    )
+
+
+@cache
+def _common_check(name: str) -> Check:
+    return _compiler().compile_document(_load(COMMON)["$id"], f"/$defs/{name}")
+
+
+def envelope_members_valid(envelope: dict[str, Any]) -> bool:
+    """Whether `version` and `id` are valid and the kind's schema asks nothing else of the
+    envelope: then a `body` that is a checked fixture expectation's makes the frame valid
+    (compare.Comparer, a fast path: False only means "check the whole frame")."""
+    kind = envelope.get("kind")
+    return (
+        isinstance(kind, str)
+        and kind in KINDS
+        and _standard_envelope(kind)
+        and "version" in envelope
+        and "id" in envelope
+        and _common_check("version")(envelope["version"])
+        and _common_check("id")(envelope["id"])
+    )
+
+
 def _pointer(path: Any) -> str:
     return join(path)
 

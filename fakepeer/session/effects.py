@@ -150,6 +150,13 @@ def _well_formed(event: object) -> bool:
     return False
 
 
+def _mode_of(invoke: Mapping) -> str | None:
+    """The invoke's `mode` when it is one of §9's three, else None."""
+    body = invoke.get("body")
+    mode = body.get("mode") if isinstance(body, dict) else None
+    return mode if mode in ("discover", "forward", "compensate") else None
+
+
 @dataclass
 class InvokeFacts:
     """What the invariants need from one `invoke` the bench sent."""
@@ -162,9 +169,7 @@ class InvokeFacts:
     def of(cls, envelope: Mapping) -> InvokeFacts:
         body = envelope.get("body")
         body = body if isinstance(body, dict) else {}
-        mode = (
-            body.get("mode") if body.get("mode") in ("discover", "forward", "compensate") else None
-        )
+        mode = _mode_of(envelope)
         history: dict[str, str] = {}
         entries = body.get("history")
         for entry in entries if isinstance(entries, list) else ():
@@ -181,10 +186,16 @@ def check_invariants(
 
     `findings`: where they go (a `CappedFindings` keeps a bounded number of them and counts the
     rest, as a case does); a fresh list by default."""
-    facts = InvokeFacts.of(invoke)
-    answer_kind = answer.get("kind")
-    starts = [(i, e) for i, e in enumerate(events) if e.get("event") == "started"]
     findings = [] if findings is None else findings
+    answer_kind = answer.get("kind")
+    if not events:  # the common trace: only a missing start can fail, outside discovery
+        mode = _mode_of(invoke)
+        if answer_kind == "protocol_error" or mode is None:
+            return findings, 2
+        if mode == "discover":
+            return findings, 3
+    facts = InvokeFacts.of(invoke)
+    starts = [(i, e) for i, e in enumerate(events) if e.get("event") == "started"]
     checks = 0
 
     def fail(invariant: Invariant, index: int | None, detail: str) -> None:
