@@ -17,6 +17,7 @@ import argparse
 import atexit
 import json
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -155,6 +156,16 @@ def main() -> None:
         runs["echo_two"].append(bench_raw_echo(fixtures, trace=False).steady)
         runs["table"].append(bench_raw_echo(fixtures, "table_sdk.py").steady)
     report(args.cases, {name: min(seconds) for name, seconds in runs.items()})
+    # each round's own ratio: the bench and the echo measured a few seconds apart, under the
+    # same conditions (this VM's speed drifts by a third from one minute to the next)
+    rounds = [
+        echo / args.cases / (steady / (args.cases - 1))
+        for echo, steady in zip(runs["echo"], runs["steady"], strict=True)
+    ]
+    print(
+        f"ratio per round: {', '.join(f'{ratio:.2f}' for ratio in rounds)} "
+        f"(median {statistics.median(rounds):.2f})"
+    )
 
 
 def report(cases: int, best: dict[str, float]) -> None:

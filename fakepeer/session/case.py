@@ -113,12 +113,13 @@ def _play(
         steps = fixture.steps
         for index, step in enumerate(steps):
             if isinstance(step, SendStep):
-                if step.envelope["kind"] == "conform.register":
+                kind = step.envelope["kind"]
+                if kind == "conform.register":
                     session.registration_dirty = True
                 session.send(step.payload, deadline, wire, step.exchange_id)
-                if step.envelope["kind"].startswith("conform."):
-                    control[step.exchange_id] = step.envelope["kind"]
-                if step.envelope["kind"] == "invoke":
+                if kind.startswith("conform."):
+                    control[step.exchange_id] = kind
+                if kind == "invoke":
                     # ask for the trace at once when the answer is read next: a host serves
                     # frames in order (§12.1), so this costs no extra round trip
                     answered_next = _answers(steps, index + 1, step.exchange_id)
@@ -129,10 +130,12 @@ def _play(
             elif isinstance(step, ExpectStep):
                 answer, found = _expect(session, step, deadline, wire, comparer)
                 # later differences may only follow from the first failing step: say so
-                where, after_first = f"step {index + 1}, expect {step.kind}", bool(findings)
-                findings.extend(finding.at(where, after_first) for finding in found)
-                if found and missing_piece is None:
-                    missing_piece = unknown_control(control.get(step.exchange_id), step, answer)
+                after_first = bool(findings)
+                if found:
+                    where = f"step {index + 1}, expect {step.kind}"
+                    findings.extend(finding.at(where, after_first) for finding in found)
+                    if missing_piece is None:
+                        missing_piece = unknown_control(control.get(step.exchange_id), step, answer)
                 if step.exchange_id in invokes:
                     invoke, trace_id = invokes.pop(step.exchange_id)
                     if trace_id is None:
@@ -141,8 +144,10 @@ def _play(
                         events, version = _read_trace(session, step, trace_id, deadline, wire)
                         effects = _effects(step, invoke, answer, events)
                         effects.extend(version)
-                        findings.extend(finding.at(where, after_first) for finding in effects)
-                        findings.dropped += effects.dropped
+                        if effects or effects.dropped:
+                            where = f"step {index + 1}, expect {step.kind}"
+                            findings.extend(finding.at(where, after_first) for finding in effects)
+                            findings.dropped += effects.dropped
                     except TraceProblem as exc:
                         trace_problem = trace_problem or str(exc)
                         missing_piece = missing_piece or exc.missing
@@ -356,14 +361,15 @@ def _result(
     findings: list[Finding] | None = None,
     stderr: str = "",
 ) -> CaseResult:
+    now = time.monotonic()
     return CaseResult(
         id=fixture.id,
         category=fixture.category,
         level=fixture.level,
         outcome=raw,  # a listed known failure is applied after the run
         raw_outcome=raw,
-        duration=time.monotonic() - wire.started,
-        pace=time.monotonic() - (wire.ready or wire.started),
+        duration=now - wire.started,
+        pace=now - (wire.ready or wire.started),
         reason=reason,
         findings=list(findings or ()),
         stderr_tail=stderr,
