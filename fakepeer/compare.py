@@ -184,12 +184,6 @@ class _Expectation:
             pass
         return _sorted_json(actual) == self.text
 
-    def matches(self, actual: object) -> bool:
-        """JSON equality (RFC 8785), cheapest test first; False means `explain` should run."""
-        if not fastpath.enabled():
-            return canonically_equal(self.expected, actual)
-        return self.identical(actual) or canonically_equal(self.expected, actual)
-
 
 class Comparer:
     """Compares SDK frames with expect steps; each step keeps its prepared expectation in its
@@ -223,11 +217,16 @@ class Comparer:
         actual = remove_varied(
             {"kind": envelope.get("kind"), "body": envelope.get("body")}, expectation.patterns
         )
-        if self._checked_answer(step, expectation, actual, envelope):
-            return findings  # identical to what loading checked: valid and equal
+        # JSON equality (RFC 8785), cheapest test first: identical (types included) settles it
+        identical = fastpath.enabled() and expectation.identical(actual)
+        if identical and step.checked and self._default_checks():
+            if envelope_members_valid(envelope):
+                # kind and body are what loading checked (schema and §3 value rules): the
+                # frame's checks have nothing to find, so it is not walked again
+                return findings
         for violation in self.validator(envelope):
             findings.append(_schema_finding(violation))
-        if not expectation.matches(actual):
+        if not identical and not canonically_equal(expectation.expected, actual):
             findings.extend(explain(expectation.expected, actual))
         if step.derive:
             findings.extend(check_derived(step.derive, envelope))
@@ -264,20 +263,6 @@ class Comparer:
     def _default_checks(self) -> bool:
         """The fast paths are on and frames get the protocol's own validation."""
         return fastpath.enabled() and self._validator in (None, validate_message)
-
-    def _checked_answer(
-        self, step: ExpectStep, expectation: _Expectation, actual: object, envelope: dict
-    ) -> bool:
-        """Whether the frame is valid because its kind and body are identical to a checked
-        expectation's (`ExpectStep.checked`: they passed the schema and the §3 value rules when
-        the fixture loaded) and its envelope's own members are valid: the frame's checks then
-        have nothing to find, so a passing answer is not walked again. A fast path."""
-        return (
-            step.checked
-            and self._default_checks()
-            and expectation.identical(actual)
-            and envelope_members_valid(envelope)
-        )
 
     def _prepared(self, step: ExpectStep) -> _Expectation:
         cached = step.memo.get(_Expectation)

@@ -261,15 +261,14 @@ class SdkSession:
                 self._shutdown_sent = True
             while True:
                 payload = self.transport.receive(until)
-                if not (closing and _answers_shutdown(payload)):
-                    break
+                try:
+                    envelope = decode(payload)
+                except SessionError as exc:
+                    return StrayAnswer(f"after its last case it {exc.reason}", None, None, payload)
+                if not (closing and envelope.get("id") == _SHUTDOWN_ID):
+                    return StrayAnswer.extra(payload, envelope, word="unsolicited")
         except TransportError:
             return None
-        try:
-            envelope = decode(payload)
-        except SessionError as exc:
-            return StrayAnswer(f"after its last case it {exc.reason}", None, None, payload)
-        return StrayAnswer.extra(payload, envelope, word="unsolicited")
 
     def shutdown(self, deadline: float | None = None) -> None:
         """Send `conform.shutdown` (unless `late_frame` did), let the host exit, and make sure
@@ -455,14 +454,6 @@ class SdkSession:
     def _next_id(self, kind: str) -> str:
         self._counter += 1
         return f"bench.{kind.removeprefix('conform.')}#{self._counter}"
-
-
-def _answers_shutdown(payload: bytes) -> bool:
-    """Whether a frame carries the id of the bench's `conform.shutdown` (an answer to it)."""
-    try:
-        return decode(payload).get("id") == _SHUTDOWN_ID
-    except SessionError:
-        return False
 
 
 def late_window(session: SdkSession, *, at_end: bool = False) -> float:
