@@ -17,7 +17,7 @@ from fakepeer.protocol.manifest import ManifestStore
 from fakepeer.protocol.messages import CONFORM_SCOPE, encode_envelope, encode_frame
 from fakepeer.session.sdk import SdkSession, SessionError, StrayAnswer, decode, late_window
 from fakepeer.session.wire import WireLog
-from fakepeer.transport.errors import TransportError
+from fakepeer.transport.errors import NoAnswer, TransportError, TransportTimeout
 
 #: Seconds a host restart may take (as `session.case.STARTUP_SECONDS`; not counted in the case).
 STARTUP_SECONDS = 10.0
@@ -74,6 +74,14 @@ class HostFault(Exception):
     """The host broke the protocol or the session (crash, hang, garbage, wrong frame)."""
 
 
+class BoundReached(HostFault):
+    """An exchange was cut by the case's (the run's) own time bound, not by the host's timeout.
+
+    Where that bound is the caller's choice (`simulate --max-time`), the run was stopped: the
+    host broke nothing. A case that set no such bound sees it as the HostFault it is.
+    """
+
+
 class HostLink:
     """Exchanges with one conformance host; raises HostFault when the host misbehaves."""
 
@@ -118,6 +126,19 @@ class HostLink:
         own = time.monotonic() + self.exchange_seconds
         return own if self.case_deadline is None else min(own, self.case_deadline)
 
+    def _fault(self, exc: BaseException, bound: float | None = None) -> HostFault:
+        """The HostFault for a failed exchange: BoundReached when it timed out at `bound` (by
+        default the case's deadline), which cut it short, rather than at the host's own
+        allowance for one exchange."""
+        bound = self.case_deadline if bound is None else bound
+        cut = (
+            isinstance(exc, TransportTimeout)
+            and not isinstance(exc, NoAnswer)
+            and bound is not None
+            and time.monotonic() >= bound
+        )
+        return (BoundReached if cut else HostFault)(_reason(exc))
+
     def _clipped(self, deadline: float) -> float:
         return deadline if self.limit is None else min(deadline, self.limit)
 
@@ -140,7 +161,7 @@ class HostLink:
             payload = self.session.receive(self._deadline(), self.wire)
             envelope = decode(payload)
         except (TransportError, SessionError) as exc:
-            raise HostFault(_reason(exc)) from None
+            raise self._fault(exc) from None
         if envelope.get("id") != ident:
             raise HostFault(StrayAnswer.unexpected(payload, envelope, ident).reason)
         violations = self._validate(envelope)
@@ -213,11 +234,12 @@ class HostLink:
         self.restarts += 1
         started = time.monotonic()
         if self.limit is not None and started >= self.limit:
-            raise HostFault("could not restart the host: the case's time bound was reached")
+            raise BoundReached("could not restart the host: the case's time bound was reached")
         try:  # as between cases, (re)starting does not eat into the case's time (up to limit)
             self.session.ensure_started(self._clipped(started + STARTUP_SECONDS), self.wire)
         except (TransportError, SessionError) as exc:
-            raise HostFault(f"could not restart the host: {_reason(exc)}") from None
+            fault = self._fault(exc, self.limit)
+            raise type(fault)(f"could not restart the host: {fault}") from None
         if self.case_deadline is not None:
             self.case_deadline = self._clipped(self.case_deadline + time.monotonic() - started)
         if self.on_start is not None and self.session.register_body is not None:
@@ -248,7 +270,7 @@ class HostLink:
             self.dropped_answer = decode(exc.withheld) if exc.withheld else None
             return None, None
         except (TransportError, SessionError) as exc:
-            raise HostFault(_reason(exc)) from None
+            raise self._fault(exc) from None
         raise HostFault(f"the {fault} fault came back as an answer")
 
     def trace(self) -> list[dict]:

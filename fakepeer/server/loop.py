@@ -18,7 +18,7 @@ from fakepeer.protocol.manifest import ManifestStore
 from fakepeer.protocol.messages import CONFORM_SCOPE
 from fakepeer.server.clock import Scheduler, VirtualClock
 from fakepeer.server.events import AcceptedEvent, EventLog, Wait
-from fakepeer.server.host import HostFault, HostLink
+from fakepeer.server.host import BoundReached, HostFault, HostLink
 from fakepeer.server.policy import (
     DEFAULT_MAX_INVOCATIONS,  # noqa: F401 - re-exported
     ServerPolicy,
@@ -220,28 +220,33 @@ class ModelServer:
                     self._stopped = f"stopped after {self.invocations} invocations"
                 elif self.stop_at is not None and time.monotonic() >= self.stop_at:
                     self._stopped = self.stop_reason
+        except BoundReached as exc:
+            if self.stop_at is None:  # no bound of the caller's: the host took too long
+                self._fault(str(exc), function_id, input_value)
+            else:  # the caller's bound cut an exchange short: stopped, as between exchanges
+                self._stopped = self.stop_reason
+                self._root(function_id, input_value)
         except HostFault as exc:
-            self._host_fault = str(exc)
-            root = self.runs.get(self.root_run_id)
-            if root is None:
-                root = RunState(self.root_run_id, function_id, input_value, self.clock.now_ms)
-                self.runs[self.root_run_id] = root
-                self.aliases[self.root_run_id] = "main"
-            for run in self.runs.values():
-                if not run.terminal:
-                    run.status = ERROR
-            self._note(root, f"host fault: {exc}")
-        return RunReport(
-            root=self.runs[self.root_run_id],
-            runs=self.runs,
-            aliases=self.aliases,
-            timeline=self.timeline,
-            events=self.events.events,
-            elapsed_ms=self.clock.elapsed_ms,
-            invocations=self.invocations,
-            stopped=self._stopped,
-            host_fault=self._host_fault,
-        )
+            self._fault(str(exc), function_id, input_value)
+        return self._report()
+
+    def _fault(self, reason: str, function_id: str, input_value: dict) -> None:
+        """The host broke the run: every run not yet ended is in error, the root notes why."""
+        self._host_fault = reason
+        root = self._root(function_id, input_value)
+        for run in self.runs.values():
+            if not run.terminal:
+                run.status = ERROR
+        self._note(root, f"host fault: {reason}")
+
+    def _root(self, function_id: str, input_value: dict) -> RunState:
+        """The root run, made when the run ended before it was created (a fault in publishing)."""
+        root = self.runs.get(self.root_run_id)
+        if root is None:
+            root = RunState(self.root_run_id, function_id, input_value, self.clock.now_ms)
+            self.runs[self.root_run_id] = root
+            self.aliases[self.root_run_id] = "main"
+        return root
 
     def _report(self) -> RunReport:
         return RunReport(

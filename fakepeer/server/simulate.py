@@ -315,6 +315,7 @@ def simulate(
         raise typer.Exit(2) from None
     session = SdkSession(target.factory)
     stop_at = time.monotonic() + max_time
+    bound_reason = f"stopped: --max-time of {max_time:g} s"
     try:
         try:
             session.ensure_started(min(time.monotonic() + max(timeout, STARTUP_SECONDS), stop_at))
@@ -337,7 +338,7 @@ def simulate(
         server = ModelServer(
             link, max_invocations=most, keep_frames=as_json, trace=trace, policy=policy
         )
-        server.stop_at, server.stop_reason = stop_at, f"stopped: --max-time of {max_time:g} s"
+        server.stop_at, server.stop_reason = stop_at, bound_reason
         report = server.simulate(function, value, script, faults)
     finally:
         session.shutdown()
@@ -346,8 +347,8 @@ def simulate(
         sys.stdout.write(json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n")
     else:
         print_timeline(Console(highlight=False, soft_wrap=True), report)
-    if report.host_fault is not None and time.monotonic() >= stop_at:
-        typer.echo(f"ryusen-conform: stopped: --max-time of {max_time:g} s reached", err=True)
+    if report.stopped == bound_reason:
+        typer.echo(f"ryusen-conform: {bound_reason} reached", err=True)
     elif report.host_fault is not None:
         typer.echo(f"ryusen-conform: the host broke the protocol: {report.host_fault}", err=True)
     raise typer.Exit(0 if report.root.status == "completed" else 1)

@@ -49,6 +49,10 @@ FINAL_STDERR_READS = 16
 
 _live: weakref.WeakSet[SubprocessTransport] = weakref.WeakSet()
 _live_lock = threading.Lock()
+#: Hosts being started (forked, not yet in `containment.hosts`), under `_live_lock`: while any
+#: is, no orphan hunt runs, or a session closing its last host in one thread would take another
+#: thread's host, a child in its own session not yet known as a host, for an orphan and kill it.
+_starting = 0
 
 
 class CommandError(ValueError):
@@ -115,6 +119,9 @@ class SubprocessTransport(Transport):
         self._closed = False
         self._close_lock = threading.Lock()
         containment.become_subreaper()
+        global _starting
+        with _live_lock:
+            _starting += 1
         try:
             self.process = subprocess.Popen(
                 self.argv,
@@ -128,8 +135,11 @@ class SubprocessTransport(Transport):
                 preexec_fn=containment.death_signal(),  # the host dies with the bench
             )
         except (OSError, subprocess.SubprocessError) as exc:
+            with _live_lock:
+                _starting -= 1
             raise CommandError(f"cannot start {shlex.join(self.argv)}: {exc}") from None
         with _live_lock:
+            _starting -= 1
             _live.add(self)
             containment.hosts.add(self.process.pid)
         self._stdin = self.process.stdin.fileno()  # type: ignore[union-attr]
@@ -301,9 +311,8 @@ class SubprocessTransport(Transport):
         with _live_lock:
             _live.discard(self)
             containment.hosts.discard(self.process.pid)
-            last = not _live
-        if last:  # no host left: what was re-parented to the bench is no host's any more
-            containment.kill_orphans()
+            if not _live and not _starting:  # no host left: what was re-parented to the
+                containment.kill_orphans()  # bench is no host's any more (held: see _starting)
 
     def _kill_group(self) -> None:
         """SIGTERM the group and every descendant, a short grace, then SIGKILL them all.
@@ -424,7 +433,9 @@ def close_all() -> None:
             transport.close()
         except Exception:  # noqa: BLE001 - best effort at exit
             pass
-    containment.kill_orphans()
+    with _live_lock:
+        if not _starting:
+            containment.kill_orphans()
 
 
 atexit.register(close_all)

@@ -128,6 +128,28 @@ def test_simulate_stops_a_run_that_never_ends_at_max_time() -> None:
     assert json.loads(done.stdout)["stopped"] == "stopped: --max-time of 3 s"
 
 
+def test_simulate_max_time_cutting_an_exchange_short_is_a_stop(tmp_path: Path) -> None:
+    """The run's bound ending an invoke still in flight stops the run: the host broke nothing
+    (its own --timeout had not run out). Under load the bound often falls mid-exchange."""
+    host = host_command("hang_on_case.py", "server.invoke")
+    done = cli("simulate", "--sdk", host, "--function", "conform.echo", "--input", '"x"',
+               "--max-time", "2", "--timeout", "60", "--json")  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert (report["stopped"], report["host_fault"]) == ("stopped: --max-time of 2 s", None)
+    assert "stopped: --max-time of 2 s reached" in done.stderr
+
+
+def test_simulate_exchange_timeout_before_max_time_is_a_host_fault(tmp_path: Path) -> None:
+    host = host_command("hang_on_case.py", "server.invoke")
+    done = cli("simulate", "--sdk", host, "--function", "conform.echo", "--input", '"x"',
+               "--max-time", "60", "--timeout", "1", "--json")  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert report["stopped"] is None and "hung" in report["host_fault"], report
+    assert "the host broke the protocol" in done.stderr
+
+
 @pytest.mark.parametrize("option", ["--timeout", "--max-time"])
 @pytest.mark.parametrize("value", ["inf", "0", "nan"])
 def test_simulate_bounds_are_checked(option: str, value: str) -> None:

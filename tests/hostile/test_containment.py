@@ -88,3 +88,34 @@ def test_without_prctl_containment_degrades_with_one_line(
     assert containment.orphans() == set()
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 1 and "prctl" in lines[0] and "Traceback" not in lines[0], lines
+
+
+@linux_only
+def test_a_host_being_started_is_no_orphan_when_another_closes_the_last_host(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two sessions (`--jobs 2`): one closes the last live host just as the other has forked
+    its next one, not yet registered as a host. The orphan hunt that closing starts must not
+    take the new host (its own session, the bench's child) for a daemon's orphan and SIGKILL it
+    mid-handshake ("killed by SIGKILL", seen under load in a reference run)."""
+    from fakepeer.transport import process
+
+    sleeper = [sys.executable, "-c", "import time; time.sleep(30)"]
+    first = process.SubprocessTransport(sleeper)
+    real_popen = subprocess.Popen
+    seen: list[set] = []
+
+    def popen_then_close_the_last_host(*args: object, **kwargs: object) -> subprocess.Popen:
+        started = real_popen(*args, **kwargs)
+        seen.append(set(process._live))
+        first.close()  # the other session, between the fork and the registration
+        return started
+
+    monkeypatch.setattr(process.subprocess, "Popen", popen_then_close_the_last_host)
+    second = process.SubprocessTransport(sleeper)
+    try:
+        assert seen == [{first}] and containment._subreaper  # the race, really staged
+        time.sleep(0.2)
+        assert second.process.poll() is None, "the host being started was killed"
+    finally:
+        second.close()
