@@ -264,13 +264,11 @@ class ModelServer:
     def _rejected_publication(self, function_id: str, input_value: dict) -> RunReport:
         """Activation rejected the manifest (a run timeout above the policy maximum [S47]):
         nothing is active, so no run can be created; the report's root records why."""
-        root = RunState(self.root_run_id, function_id, input_value, self.clock.now_ms)
+        root = self._root(function_id, input_value)
         root.error = server_error(
             "server.manifest_rejected", "activation rejected the manifest: timeout_above_maximum"
         )
         root.status = ERROR
-        self.runs[self.root_run_id] = root
-        self.aliases[self.root_run_id] = "main"
         self._note(root, "manifest rejected: a run timeout above the policy maximum")
         return self._report()
 
