@@ -23,13 +23,27 @@ class ExchangeCounter:
         self.fixture_id = fixture_id
         self.opened = 0
         self.current: str | None = None
+        #: The exchange a server answer with its own `id` interrupted (a refused answer on
+        #: `"-"`, say): the next server answer without one returns to it.
+        self.interrupted: str | None = None
 
     def for_send(self, kind: str, explicit_id: str | None) -> str:
-        """The id an envelope send carries; a request kind opens a new exchange."""
+        """The id an envelope send carries; a request kind opens a new exchange.
+
+        A server answer carries the current exchange's id, or its own `id`: then the expects
+        that follow read that id, and the next server answer without one returns to the
+        exchange it interrupted (an HTTP refusal comes on `"-"`, D-HTTP-AUTH).
+        """
         if kind in SERVER_ANSWER_KINDS:
             if explicit_id is not None:
+                if self.interrupted is None:
+                    self.interrupted = self.current
+                self.current = explicit_id
                 return explicit_id
+            if self.interrupted is not None:
+                self.current, self.interrupted = self.interrupted, None
             return self.current if self.current is not None else self._open()
+        self.interrupted = None
         self._open()
         if explicit_id is not None:
             self.current = explicit_id
@@ -38,6 +52,7 @@ class ExchangeCounter:
     def for_raw(self, payload: bytes) -> str:
         """A raw frame opens an exchange answered on its own string id, or `"-"` (§10.9)."""
         self.opened += 1
+        self.interrupted = None
         self.current = usable_id(payload)
         return self.current
 

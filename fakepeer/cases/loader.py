@@ -34,7 +34,7 @@ from fakepeer.protocol.limits import MAX_FRAME_BYTES
 from fakepeer.protocol.messages import encode_envelope
 from fakepeer.protocol.pointer import join
 from fakepeer.protocol.version import BASE_VERSION
-from fakepeer.transport.payload import HttpPayload
+from fakepeer.transport.payload import HttpPayload, parse_fault
 
 DEFAULT_VERSION = BASE_VERSION
 
@@ -214,9 +214,10 @@ def build_steps(
     counter = ExchangeCounter(document["id"])
     version = document.get("protocol_version", DEFAULT_VERSION)
     steps: list[Step] = []
+    nonces: dict[str, str] = {}  # the nonces this build chose, by label (HTTP faults)
     for index, raw_step in enumerate(document["steps"]):
         try:
-            steps.append(_build_step(raw_step, ("steps", index), counter, version, checked))
+            steps.append(_build_step(raw_step, ("steps", index), counter, version, checked, nonces))
         except MacroError as exc:
             raise FixtureError([FixtureProblem(file, exc.pointer, exc.message)]) from None
         except _StepProblem as exc:
@@ -262,10 +263,15 @@ def _build_step(
     counter: ExchangeCounter,
     version: str = DEFAULT_VERSION,
     checked: bool = False,
+    nonces: dict[str, str] | None = None,
 ) -> Step:
     step = _plain_step(raw, path, counter, version, checked)
     if "http" in raw and isinstance(step, SendStep | RawSendStep):  # an HTTP fault (D-HTTP-*)
-        payload = HttpPayload(step.payload, raw["http"])  # kept whatever its size
+        try:
+            fault = parse_fault(raw["http"], nonces)
+        except ValueError as exc:
+            raise _StepProblem(join((*path, "http")), str(exc)) from None
+        payload = HttpPayload(step.payload, fault)  # kept whatever its size
         if isinstance(step, SendStep):
             step = dataclasses.replace(step, prepared=payload)
         else:

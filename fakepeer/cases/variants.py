@@ -3,8 +3,10 @@
 RFD 2: "Unknown fields are ignored", a receiver accepts any `1.x` (protocol §2), JSON text is JSON
 text however it is spelled, and a case must not depend on what the host did before it. Each
 variant rewrites the bench's *envelope* sends of a fixture (raw frames are sent as written) and is
-reported as its own case, `FIXTURE@VARIANT`. A variant that would change nothing for a fixture, or
-would push a frame across a size limit (§4.3), is not derived for it.
+reported as its own case, `FIXTURE@VARIANT`. A send that carries an HTTP fault keeps it: the
+variant sends the same wrong request (unsigned, stale, oversized, ...), only spelled otherwise.
+A variant that would change nothing for a fixture, or would push a frame across a size limit
+(§4.3), is not derived for it.
 
 `fresh-process` costs a host start and a §12.1 handshake per case (0.1 to 0.3 s for the reference
 hosts, a hundred times a case), so it runs on a documented sample of the selection, the first
@@ -22,6 +24,7 @@ from fakepeer.cases.model import ExpectStep, Fixture, RawSendStep, SendStep, Ste
 from fakepeer.protocol.limits import MAX_FRAME_BYTES, MAX_ID_CHARS, MAX_REQUEST_BYTES
 from fakepeer.protocol.messages import encode_envelope
 from fakepeer.protocol.version import KNOWN_VERSIONS
+from fakepeer.transport.payload import HttpPayload
 
 #: The member added by `unknown-members`; its value is deliberately not a tagged value.
 UNKNOWN_MEMBER = "x-conform-unknown"
@@ -152,7 +155,7 @@ def derive(fixture: Fixture, variant: str) -> Fixture | None:
     changed = False
     for step in fixture.steps:
         if isinstance(step, SendStep):
-            payload = rewrite(step.envelope)
+            payload = _keeping_fault(step, rewrite(step.envelope))
             if payload != step.payload:
                 if _crosses_limit(step, payload):
                     return None
@@ -188,7 +191,7 @@ def _own_ids(
         if isinstance(step, SendStep):
             envelope = _renamed(step.envelope, names)
             if envelope != step.envelope:
-                payload = rewrite(envelope)
+                payload = _keeping_fault(step, rewrite(envelope))
                 if _crosses_limit(step, payload):
                     return None
                 ident = names.get(step.exchange_id, step.exchange_id)
@@ -200,6 +203,14 @@ def _own_ids(
             step = replace(step, body=body, exchange_id=ident, checked=checked)
         renamed.append(step)
     return tuple(renamed)
+
+
+def _keeping_fault(step: SendStep, payload: bytes) -> bytes:
+    """The rewritten payload with the HTTP fault the step's own payload carries (D-HTTP-*):
+    the variant sends the same wrong request, only spelled otherwise."""
+    if isinstance(step.prepared, HttpPayload):
+        return step.prepared.again(payload)
+    return payload
 
 
 def _renamed(node: object, names: dict[str, str]) -> object:

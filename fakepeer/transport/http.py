@@ -35,6 +35,13 @@ from fakepeer.transport.errors import (
     TransportError,
     TransportTimeout,
 )
+from fakepeer.transport.httprequest import (
+    SignedRequests,
+    hand_written_body,
+    hand_written_head,
+    request_parts,
+)
+from fakepeer.transport.payload import FAULTS as PAYLOAD_FAULTS
 from fakepeer.transport.payload import HttpPayload  # noqa: F401 - its old home, re-exported
 from fakepeer.transport.process import CommandError, SubprocessTransport, parse_command
 
@@ -51,23 +58,7 @@ MAX_URL_LINE = 4096
 #: The transport capability every HTTP endpoint has: fixtures of the HTTP mapping need it.
 HTTP_CAPABILITY = "http"
 #: A fault a fixture asks the transport to commit on one request (docs/fixtures.md "HTTP").
-FAULTS = (
-    "unsigned",
-    "bad_signature",
-    "altered",
-    "altered_leading",
-    "stale",
-    "future",
-    "future_near",
-    "replay",
-    "new_connection",
-    "wrong_content_type",
-    "oversized",
-    "oversized_wrapping",
-)
-#: How far ahead `future_near` signs: just past the window (D-HTTP-AUTH), with a margin for
-#: the second the timestamp is truncated to and the time the request takes.
-FUTURE_NEAR_SECONDS = 330
+FAULTS = PAYLOAD_FAULTS
 #: Faults of the model server (lifecycle `http_502`, ...): the request reaches the endpoint and
 #: is answered, but what comes back is a generic status, a timeout or a reset (D-HTTP-STATUS).
 INJECTED = {
@@ -76,8 +67,6 @@ INJECTED = {
     "http_timeout": "sent no HTTP response before the proxy's deadline",
     "http_reset": "reset the connection before the answer",
 }
-#: How many signed requests are kept for a later `replay` fault.
-_KEPT_SIGNATURES = 16
 
 
 def parse_url(url: str) -> tuple[str, int, str]:
@@ -121,7 +110,7 @@ class HttpTransport(Transport):
         self._connection: http.client.HTTPConnection | None = None
         self._outbox: deque[bytes] = deque()
         self._answers: deque[bytes] = deque()
-        self._signed: dict[bytes, dict[str, str]] = {}
+        self._signed = SignedRequests()
         self._closed = False
 
     # ----------------------------------------------------------------- the contract
@@ -187,23 +176,14 @@ class HttpTransport(Transport):
         """POST one frame; its answer envelope, or None for a 204."""
         fault = getattr(payload, "fault", None)
         body = bytes(payload)
-        if fault == "oversized":
-            return self._oversized(body, deadline, MAX_FRAME_BYTES + 1)
-        if fault == "oversized_wrapping":
-            # 4 GiB more than is sent: a length kept in 32 bits reads exactly the payload
-            return self._oversized(body, deadline, 2**32 + len(body))
-        if fault in INJECTED:
+        if fault is not None and fault.injected:
             withheld = self._exchange(body, deadline)
             self._drop_connection()  # a new connection next, as after a real failure
-            raise InjectedFailure(INJECTED[fault], withheld)
-        headers = self._headers(body, fault)
-        if fault == "altered":
-            body += b" "  # still the same JSON document: only the signature can tell
-        elif fault == "altered_leading":
-            body = b"\n" + body  # the same document again, changed at its other end
-        if fault == "wrong_content_type":
-            headers["Content-Type"] = "text/plain"
-        if fault in ("replay", "new_connection"):
+            raise InjectedFailure(INJECTED[fault.injected], withheld)
+        body, headers = request_parts(body, fault, self.secret, self._signed)
+        if fault is not None and fault.framing:
+            return self._hand_written(body, headers, fault.framing, deadline)
+        if fault is not None and (fault.has("replay") or fault.has("new_connection")):
             self._drop_connection()
         connection = self._connect(deadline)
         try:
@@ -221,45 +201,23 @@ class HttpTransport(Transport):
             self._drop_connection()
             raise
 
-    def _headers(self, body: bytes, fault: str | None) -> dict[str, str]:
-        """Content type and the signature (D-HTTP-AUTH), or the fault's wrong version of it."""
-        headers = {"Content-Type": "application/json"}
-        if self.secret is None or fault == "unsigned":
-            return headers
-        if fault == "replay" and body in self._signed:
-            return {**headers, **self._signed[body]}
-        now = int(time.time())
-        if fault == "stale":
-            now -= 2 * httpauth.REPLAY_WINDOW_SECONDS
-        elif fault == "future":
-            now += 2 * httpauth.REPLAY_WINDOW_SECONDS
-        elif fault == "future_near":
-            now += FUTURE_NEAR_SECONDS
-        secret = httpauth.new_secret() if fault == "bad_signature" else self.secret
-        signed = httpauth.headers(secret, now, body)
-        if fault is None or fault == "new_connection":
-            if len(self._signed) >= _KEPT_SIGNATURES:
-                self._signed.pop(next(iter(self._signed)))
-            self._signed[body] = signed
-        return {**headers, **signed}
+    def _hand_written(
+        self, body: bytes, headers: dict[str, str], framing: str, deadline: float | None
+    ) -> bytes | None:
+        """A request http.client would not write (an announced length over the limit, or no
+        length at all), on a connection of its own, and its answer.
 
-    def _oversized(self, body: bytes, deadline: float | None, announced: int) -> bytes | None:
-        """Announce a body of `announced` bytes (over the limit), send only `body`, read the answer.
-
-        The endpoint must answer from the announced length alone (D-HTTP-LIMITS), without
-        waiting for bytes that never come; the connection is not reused.
+        The endpoint must answer from the headers alone (D-HTTP-LIMITS), without waiting for
+        bytes that never come; the connection is not reused.
         """
         self._drop_connection()
-        head = (
-            f"POST {self.path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
-            f"Content-Type: application/json\r\nContent-Length: {announced}\r\n\r\n"
-        ).encode("ascii")
+        head = hand_written_head(self.path, self.host, self.port, body, headers, framing)
         try:
             sock = socket.create_connection((self.host, self.port), timeout=_timeout(deadline))
         except BaseException as exc:
             raise _transport_error(exc, self.url) from None
         try:
-            sock.sendall(head + body)
+            sock.sendall(head + hand_written_body(body, framing))
             response = http.client.HTTPResponse(sock, method="POST")
             response.begin()
             data = _read_body(response)

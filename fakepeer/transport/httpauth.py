@@ -38,11 +38,14 @@ def signature(secret: str, timestamp: str, nonce: str, body: bytes) -> str:
     return "v1=" + hmac.new(secret.encode("ascii"), signed, hashlib.sha256).hexdigest()
 
 
-def headers(secret: str | None, timestamp: int, body: bytes) -> dict[str, str]:
-    """The authentication headers of one request (none without a secret)."""
+def headers(
+    secret: str | None, timestamp: int | str, body: bytes, nonce: str | None = None
+) -> dict[str, str]:
+    """The authentication headers of one request (none without a secret); `nonce` None draws
+    a fresh one (32 lowercase hex)."""
     if secret is None:
         return {}
-    stamp, nonce = str(timestamp), secrets.token_hex(16)
+    stamp, nonce = str(timestamp), nonce or secrets.token_hex(16)
     return {
         TIMESTAMP_HEADER: stamp,
         NONCE_HEADER: nonce,
