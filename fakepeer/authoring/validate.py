@@ -346,13 +346,30 @@ def _decision_version_problems(
     document: dict, decision: object, file: Path | None
 ) -> list[FixtureProblem]:
     """A fixture resting on a decision protocol 1.1 added needs 1.1: an SDK that negotiated 1.0
-    gets it skipped, never failed (docs/fixtures.md "Protocol versions")."""
+    gets it skipped, never failed (docs/fixtures.md "Protocol versions").
+
+    Except the HTTP mapping's own fixtures (capability `http`, a D-HTTP-* decision): the
+    transport is gated by the transport, not by the envelope's minor, so a host serving HTTP
+    at 1.0 runs them all, authentication included; they carry no `protocol_version`.
+    """
     from fakepeer.protocol.version import BASE_VERSION, parse_version
 
     since = decision_versions().get(decision) if isinstance(decision, str) else None
     version = document.get("protocol_version", BASE_VERSION)
     if since is None or not isinstance(version, str):
         return []
+    if _of_the_http_mapping(document, decision):
+        if version == BASE_VERSION:
+            return []
+        return [
+            FixtureProblem(
+                file,
+                "/protocol_version",
+                f"the fixture rests on {decision}, a decision of the HTTP transport: its fixtures "
+                "run at every protocol version a host serving HTTP negotiates, so it carries no "
+                'protocol_version (docs/fixtures.md "Protocol versions")',
+            )
+        ]
     try:
         if parse_version(version) >= parse_version(since):
             return []
@@ -366,6 +383,17 @@ def _decision_version_problems(
             f'(docs/decisions.md): give it "protocol_version": "{since}"',
         )
     ]
+
+
+def _of_the_http_mapping(document: dict, decision: object) -> bool:
+    """A fixture of the HTTP transport itself: it needs capability `http` and rests on D-HTTP-*."""
+    capabilities = document.get("capabilities")
+    return (
+        isinstance(decision, str)
+        and decision.startswith("D-HTTP-")
+        and isinstance(capabilities, list)
+        and "http" in capabilities
+    )
 
 
 def _version_problem(version: str) -> str | None:

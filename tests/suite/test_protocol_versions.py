@@ -51,3 +51,17 @@ def test_a_1_1_sdk_runs_and_passes_them(tmp_path: Path) -> None:
     # http fixtures are skipped on stdio (their transport); every other one runs and passes
     wrong = [c for c in cases if c["outcome"] != ("skip" if c["category"] == "http" else "pass")]
     assert not wrong, wrong
+
+
+def test_a_1_0_host_over_http_runs_every_http_fixture_authentication_included(
+    tmp_path: Path,
+) -> None:
+    """D-HTTP-MAPPING: the transport's fixtures are gated by the transport, not the minor, so a
+    1.0 host serving HTTP is never green with its authentication unchecked."""
+    corpus = load_fixtures([REPO / "fixtures" / "http"])
+    assert all(f.protocol_version == BASE_VERSION for f in corpus)
+    ids = sorted(f.id for f in corpus)
+    cases = _run(f"http+cmd:{OLD_HOST} --http", ids, tmp_path / "old-http.json")
+    assert {c["id"] for c in cases} == {f.id for f in corpus}
+    assert all(c["outcome"] == "pass" for c in cases), [c for c in cases if c["outcome"] != "pass"]
+    assert any("request_authentication" in f.capabilities for f in corpus)
