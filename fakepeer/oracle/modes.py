@@ -1,7 +1,8 @@
 """One pass of a function: what each step call does in each mode (protocol §11.2-§11.4).
 
 Every step call claims its ID first (the duplicate check, §11.2 item 3), then converts its
-arguments (a refusal raises at the call), then is replayed, declared, or run as the target.
+arguments (a refusal raises at the call), then is replayed, declared, or run as the target
+(D-CONVERT-BEFORE-REPLAY); a compensation target's step.run converts only its compensator.
 Once the pass has its answer every later step call raises the stop signal again (item 4).
 """
 
@@ -117,9 +118,13 @@ class Pass:
                 f"step id {step_id!r} met twice in one pass",
             )
         self.claimed.add(step_id)
-        declaration = declare()  # may raise AppError: a refusal at the call
+        is_target = self.target is not None and step_id == self.target["step_id"]
+        # compensation declares nothing: the target step's forward metadata (name, retry) is not
+        # converted, only its compensator is used (D-CONVERT-BEFORE-REPLAY)
+        skip = is_target and self.mode == "compensate" and kind == "step"
+        declaration = {} if skip else declare()  # may raise AppError: a refusal at the call
         entry = self.history.get(step_id)
-        if self.target is not None and step_id == self.target["step_id"]:
+        if is_target:
             if kind != "step":
                 self._unsupported(step_id, kind)
             if self.mode == "forward":

@@ -33,11 +33,14 @@ def test_recommended_failure_is_a_visible_warning_not_a_failed_gate(tmp_path: Pa
 def test_fixtures_on_contested_decisions_are_recommended() -> None:
     """Where docs/decisions.md says RFD 2 is silent or contradicts itself and the server could
     tolerate either answer, the case is advisory. (`emission.json-document-as-given` left this
-    list: its bytes are what the server records and compares, so it is required, D-EMIT-PAYLOAD.)"""
+    list: its member order is what "as given" fixes, D-EMIT-PAYLOAD; `manifest.timeout-negative-
+    is-zero` left it when D-RUN-TIMEOUT-ZERO rested both zero and negative on the same-bytes
+    sentence; the emission attempt counts RFD 2 does not refuse joined it, D-EMISSION-ATTEMPTS.)"""
     contested = {
         "forward.target-with-completed-history-executed",
         "forward.target-with-failed-history-executed",
-        "manifest.timeout-negative-is-zero",
+        "emission.zero-attempts-refused",
+        "emission.negative-attempts-refused",
     }
     levels = {f.id: f.level for f in load_fixtures() if f.id in contested}
     assert levels == dict.fromkeys(contested, "recommended")

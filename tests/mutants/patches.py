@@ -2786,22 +2786,6 @@ def _compensator_result_by_position() -> None:
     workflow.Pass.decide = decide
 
 
-@mutant(
-    "emit-json-negative-zero-kept",
-    "a negative zero inside an emitted JSON document is written -0.0, not 0 (JSON.stringify)",
-)
-def _emit_json_negative_zero_kept() -> None:
-    payloads = _m("ryusen_sdk.payloads")
-    original = payloads._write
-
-    def _write(node):
-        if type(node) is float and node == 0 and math.copysign(1.0, node) < 0:
-            return "-0.0"
-        return original(node)
-
-    payloads._write = _write
-
-
 @mutant("empty-step-id-refused", "an empty step id is refused as an invalid declaration")
 def _empty_step_id_refused() -> None:
     workflow = _m("ryusen_sdk.workflow")
@@ -2955,21 +2939,6 @@ def _emit_big_integer_refused() -> None:
         return original(document)
 
     replace_everywhere(original, checked_document)
-
-
-@mutant(
-    "emit-big-integer-all-digits",
-    "an integer beyond 2^53 in an emitted JSON document is written with all its digits",
-)
-def _emit_big_integer_all_digits() -> None:
-    payloads = _m("ryusen_sdk.payloads")
-    original = payloads.checked_document
-
-    def checked_document(document):  # noqa: ANN001, ANN202 - the SDK's own signature
-        original(document)  # still refuses what is not JSON
-        return document  # but keeps the integers exact
-
-    payloads.checked_document = checked_document
 
 
 # ------------------------------------------------------------- host contract §13.5 answers

@@ -100,14 +100,14 @@ def test_unknown_members_inside_values_are_ignored() -> None:
     assert to_tagged(blob) == {"t": "blob", "v": {"sha256": "a" * 64, "size": "1"}}
 
 
-def test_integers_beyond_2_53_in_an_emitted_document_are_their_nearest_doubles() -> None:
-    """§3.6 and §10.1: JSON numbers are doubles, written as JSON.stringify writes them; an
-    integer with no exact double is rounded (ties to even), never refused. Only an integer
-    beyond every finite double is not JSON (`sdk.json`)."""
-    document = {"n": 2**53 + 1, "m": [2**64 + 1, -(2**63) - 1], "s": 2**53}
+def test_an_emitted_document_keeps_its_own_numbers() -> None:
+    """§10.1 (D-EMIT-PAYLOAD): "a JSON document serializes as given": an int keeps every digit
+    (no nearest-double rounding, which is the §3.6 convenience's), negative zero stays `-0`; only
+    an integer beyond every finite double is not JSON (`sdk.json`)."""
+    document = {"n": 2**53 + 1, "m": [2**64 + 1, -(2**63) - 1], "s": 2**53, "z": -0.0, "f": 1.5}
     assert event_payload_bytes(JsonDocument(document)) == (
-        b'{"n":9007199254740992,"m":[18446744073709552000,-9223372036854776000],'
-        b'"s":9007199254740992}'
+        b'{"n":9007199254740993,"m":[18446744073709551617,-9223372036854775809],'
+        b'"s":9007199254740992,"z":-0,"f":1.5}'
     )
     with pytest.raises(JsonConvenienceError):
         event_payload_bytes(JsonDocument([10**400]))

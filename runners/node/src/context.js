@@ -361,13 +361,19 @@ class StepApi {
    * @returns {Promise<T>} the accepted result; rejects with the recorded RyusenError on a terminal failure
    */
   run(id, callback, options = {}) {
-    return call(this.#pass, id, () => {
+    const pass = this.#pass;
+    return call(pass, id, () => {
       if (typeof callback !== 'function') throw invalidDeclaration('step.run needs a callback function');
       const { name = id, retry, compensate } = options ?? {};
-      if (typeof name !== 'string') throw invalidDeclaration('a step name is a string');
       if (compensate !== undefined && compensate !== null && typeof compensate !== 'function') {
         throw invalidDeclaration('compensate is a function');
       }
+      if (pass.mode === 'compensate' && pass.target?.step_id === id) {
+        // Compensation declares nothing: the target's name and retry describe its forward work and
+        // are not converted, so a bad one never loses the undo (§11.4, D-CONVERT-BEFORE-REPLAY).
+        return [{ type: 'step', step_id: id }, { callback, compensate: compensate ?? undefined }];
+      }
+      if (typeof name !== 'string') throw invalidDeclaration('a step name is a string');
       const declaration = {
         type: 'step',
         step_id: id,

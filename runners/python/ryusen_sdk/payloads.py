@@ -14,7 +14,7 @@ from typing import Any
 
 from .errors import InvalidDeclarationError
 from .json_convenience import checked_document
-from .numbers import number_text
+from .numbers import f64_text
 
 
 @dataclass(frozen=True)
@@ -37,10 +37,12 @@ def event_payload_bytes(payload: object) -> bytes:
 
 
 def as_given_json(document: Any) -> bytes:
-    """The document's JSON text as given: its own member order, no insignificant whitespace,
-    ECMAScript number text, RFC 8785 string escapes, UTF-8 (what `JSON.stringify` writes).
-    A document that is not JSON is refused with `sdk.json`."""
-    return _write(checked_document(document)).encode("utf-8")
+    """The document's JSON text as given: its own member order, its own numbers (an int with
+    every digit, a float as its shortest round-trip text, negative zero `-0`), no insignificant
+    whitespace, RFC 8785 string escapes, UTF-8. A document that is not JSON is refused with
+    `sdk.json`; the nearest-double rounding of the §3.6 convenience is not applied (§10.1)."""
+    checked_document(document)  # refuses what is not JSON; its rounded copy is the convenience's
+    return _write(document).encode("utf-8")
 
 
 def _write(node: Any) -> str:
@@ -53,7 +55,7 @@ def _write(node: Any) -> str:
     if type(node) is int:
         return str(node)
     if type(node) is float:
-        return number_text(node)
+        return f64_text(node)
     if type(node) is str:
         return json.dumps(node, ensure_ascii=False)
     if type(node) is list:

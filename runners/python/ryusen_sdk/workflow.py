@@ -178,6 +178,12 @@ class Pass:
         if self._in_callback:
             raise InvalidDeclarationError("a callback cannot declare durable steps")
 
+    def is_compensation_target(self, step_id: str) -> bool:
+        """Whether a call of `step_id` is this compensation's target (§11.4)."""
+        return (
+            self.mode == "compensate" and self.target is not None and step_id == self.target.step_id
+        )
+
     def _stop(self, answer: Answer) -> Suspension:
         self.answer = answer
         return Suspension()
@@ -312,6 +318,11 @@ class StepApi:
             raise InvalidDeclarationError("step.run needs a callback")
         if compensate is not None and not callable(compensate):
             raise InvalidDeclarationError("a compensator must be callable")
+        if self._pass.is_compensation_target(step_id):
+            # Compensation declares nothing: the target's display name and retry describe its
+            # forward work and are not converted, so a bad one never loses the undo (§11.4,
+            # D-CONVERT-BEFORE-REPLAY); only the compensator (checked above) is used.
+            return self._pass.decide(step_id, "step", {}, callback, compensate)
         if name is not None and not isinstance(name, str):
             raise InvalidDeclarationError("a step name is a string")
         declaration = {
