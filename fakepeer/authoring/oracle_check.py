@@ -96,6 +96,8 @@ def _check_invoke(
 
 
 def _trace_disagreement(oracle_events: tuple[dict, ...], stated: object) -> str | None:
+    if stated.after_reset:  # type: ignore[attr-defined]
+        oracle_events = ()  # asked after conform.reset, which clears the trace (§12.4)
     only = set(stated.only)  # type: ignore[attr-defined]
     wanted = [e for e in oracle_events if not only or e.get("event") in only]
     events = list(stated.events)  # type: ignore[attr-defined]

@@ -238,17 +238,44 @@ def steps_from_source(data: bytes, file: Path | None = None) -> tuple[Step, ...]
 
 
 def _misplaced_traces(steps: list[Step], file: Path | None) -> list[FixtureProblem]:
-    """A `trace` belongs on the expect that answers an `invoke` (the trace is of that pass)."""
-    invokes = {
-        s.exchange_id for s in steps if isinstance(s, SendStep) and s.envelope["kind"] == "invoke"
+    """A `trace` belongs on the expect that answers an `invoke` (the trace is of that pass); one
+    asked `after_reset` holds no event and answers a discovery (a targeted answer's invariants
+    need the target's start in the trace, which the reset cleared)."""
+    modes = {
+        s.exchange_id: s.envelope["body"].get("mode")
+        if isinstance(s.envelope["body"], dict)
+        else None
+        for s in steps
+        if isinstance(s, SendStep) and s.envelope["kind"] == "invoke"
     }
-    return [
-        FixtureProblem(file, f"/steps/{index}/trace", "a trace belongs on the answer to an invoke")
-        for index, step in enumerate(steps)
-        if isinstance(step, ExpectStep)
-        and step.trace is not None
-        and step.exchange_id not in invokes
-    ]
+    problems = []
+    for index, step in enumerate(steps):
+        if not isinstance(step, ExpectStep) or step.trace is None:
+            continue
+        pointer = f"/steps/{index}/trace"
+        if step.exchange_id not in modes:
+            problems.append(
+                FixtureProblem(file, pointer, "a trace belongs on the answer to an invoke")
+            )
+        elif step.trace.after_reset and step.trace.events:
+            problems.append(
+                FixtureProblem(
+                    file,
+                    f"{pointer}/events",
+                    "a trace asked after_reset holds nothing: conform.reset clears the trace "
+                    "(docs/host-contract.md §12.4), so events must be []",
+                )
+            )
+        elif step.trace.after_reset and modes[step.exchange_id] != "discover":
+            problems.append(
+                FixtureProblem(
+                    file,
+                    f"{pointer}/after_reset",
+                    "after_reset goes on the answer to a discover invoke: a targeted answer's "
+                    "invariants need the target's start in the trace, which the reset clears",
+                )
+            )
+    return problems
 
 
 class _StepProblem(Exception):
@@ -328,6 +355,7 @@ def _plain_step(
             tuple(events),  # type: ignore[arg-type]
             raw["trace"].get("match", "exact"),
             tuple(raw["trace"].get("only", ())),
+            raw["trace"].get("after_reset", False),
         )
     return ExpectStep(
         kind=expect["kind"],

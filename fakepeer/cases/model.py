@@ -77,11 +77,14 @@ class ExpectedTrace:
     """Trace events to see; `match` "exact" compares whole events, "members" only those named.
 
     `only`, when not empty, keeps just the recorded events of those `event` kinds first.
+    `after_reset`: the bench sends `conform.reset` before it asks for the trace, so the host must
+    answer with what it recorded since the reset, nothing (host contract §12.4).
     """
 
     events: tuple[dict, ...]
     match: Literal["exact", "members"] = "exact"
     only: tuple[str, ...] = ()
+    after_reset: bool = False
 
 
 Step = SendStep | RawSendStep | ExpectStep

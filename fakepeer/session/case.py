@@ -139,6 +139,8 @@ def _play(
                 if step.exchange_id in invokes:
                     invoke, trace_id = invokes.pop(step.exchange_id)
                     if trace_id is None:
+                        if step.trace is not None and step.trace.after_reset:
+                            session.reset(deadline, wire)  # its ack is read before the trace
                         trace_id = _ask_trace(session, deadline, wire)
                     try:
                         events, version = _read_trace(session, step, trace_id, deadline, wire)
@@ -257,11 +259,16 @@ def unknown_control(sent: str | None, step: ExpectStep, answer: dict) -> str | N
 
 
 def _answers(steps: Sequence[Step], index: int, exchange_id: str) -> bool:
-    """Whether step `index` reads the answer on `exchange_id`."""
+    """Whether step `index` reads the answer on `exchange_id` and its trace may be asked at once
+    (not one asked after a reset, which must follow the answer)."""
     if index >= len(steps):
         return False
     step = steps[index]
-    return isinstance(step, ExpectStep) and step.exchange_id == exchange_id
+    return (
+        isinstance(step, ExpectStep)
+        and step.exchange_id == exchange_id
+        and not (step.trace is not None and step.trace.after_reset)
+    )
 
 
 def _ask_trace(session: SdkSession, deadline: float, wire: WireLog) -> str:

@@ -18,7 +18,8 @@ import { Instant } from '../../runners/node/src/values.js';
 import { JsonDocument } from '../../runners/node/src/json.js';
 import { sdkError } from '../../runners/node/src/errors.js';
 import { createHmac } from 'node:crypto';
-import { serve, serveProcess } from '../../runners/node/host.js';
+import { Trace, serve, serveProcess } from '../../runners/node/host.js';
+import { Session } from '../../runners/node/src/worker.js';
 import { Guard, HttpSession, hooks as httpHooks, serveHttp } from '../../runners/node/http.js';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -112,6 +113,55 @@ function sortedDocument(value) {
   }
   return value;
 }
+
+/** The units of §6.1 as exact fractions of a millisecond: [numerator, denominator]. */
+const UNIT_MS = { ns: [1n, 1_000_000n], us: [1n, 1000n], 'µs': [1n, 1000n], 'μs': [1n, 1000n], ms: [1n, 1n], s: [1000n, 1n], m: [60_000n, 1n], h: [3_600_000n, 1n] };
+const COMPONENT = /([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h)/gu;
+
+/** `text` with each component rounded up to whole milliseconds on its own, as `"<sum>ms"`; a
+ * text that is not a positive multi-part duration of the grammar is returned unchanged. */
+function roundedPerComponent(text) {
+  if (typeof text !== 'string' || !/^\+?(?:([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+$/u.test(text)) return text;
+  let sum = 0n;
+  for (const [, number, unit] of text.matchAll(COMPONENT)) {
+    const [whole, fraction = ''] = number.split('.');
+    const numerator = BigInt((whole || '0') + fraction) * UNIT_MS[unit][0];
+    const denominator = 10n ** BigInt(fraction.length) * UNIT_MS[unit][1];
+    sum += (numerator + denominator - 1n) / denominator; // this component's ceiling
+  }
+  return `${sum}ms`;
+}
+
+/** Pass every author-facing duration of sleep, waitForEvent and invoke through `convert`
+ * (which returns the duration to use, or throws a refusal). */
+function wrapDurations(convert) {
+  wrap(WorkflowContext.prototype, 'sleep', (original) =>
+    function sleep(id, duration) {
+      try {
+        return original.call(this, id, convert(duration));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+  );
+  for (const method of ['waitForEvent', 'invoke']) {
+    wrap(WorkflowContext.prototype, method, (original) =>
+      function withTimeout(...args) {
+        const options = args[args.length - 1];
+        if (options === null || typeof options !== 'object' || options.timeout === undefined) return original.apply(this, args);
+        try {
+          return original.apply(this, [...args.slice(0, -1), { ...options, timeout: convert(options.timeout) }]);
+        } catch (error) {
+          return Promise.reject(error);
+        }
+      },
+    );
+  }
+}
+
+/** Drop the pairs of a string map whose value is the empty string. */
+const withoutEmptyValues = (map) =>
+  map !== null && typeof map === 'object' && !Array.isArray(map) ? Object.fromEntries(Object.entries(map).filter(([, v]) => v !== '')) : map;
 
 const PATCHES = {
   'node:replay-reruns-discarded'() {
@@ -426,6 +476,76 @@ const PATCHES = {
         return written;
       },
     );
+  },
+  'node:correlation-empty-values-dropped'() {
+    wrap(WorkflowContext.prototype, 'waitForEvent', (original) =>
+      function waitForEvent(id, event, options = {}) {
+        if (options === null || typeof options !== 'object') return original.call(this, id, event, options);
+        return original.call(this, id, event, { ...options, correlation: withoutEmptyValues(options.correlation) });
+      },
+    );
+  },
+
+  'node:metadata-empty-values-dropped'() {
+    wrap(WorkflowContext.prototype, 'emit', (original) =>
+      function emit(id, event, payload, options = {}) {
+        if (options === null || typeof options !== 'object') return original.call(this, id, event, payload, options);
+        return original.call(this, id, event, payload, { ...options, metadata: withoutEmptyValues(options.metadata) });
+      },
+    );
+  },
+
+  'node:duration-rounded-per-component'() {
+    wrapDurations(roundedPerComponent);
+  },
+
+  'node:micro-greek-refused'() {
+    wrapDurations((duration) => {
+      if (typeof duration === 'string' && duration.includes('\u03bc')) throw sdkError('sdk.invalid_duration', `malformed duration ${JSON.stringify(duration)}`);
+      return duration;
+    });
+  },
+
+  'node:child-negative-timeout-refused'() {
+    wrap(WorkflowContext.prototype, 'invoke', (original) =>
+      function invoke(id, functionId, input, options = {}) {
+        const timeout = options?.timeout;
+        // a nonzero digit after a leading minus: a negative amount (the units hold no digits)
+        const negative = typeof timeout === 'string' ? /^-.*[1-9]/u.test(timeout) : (typeof timeout === 'number' || typeof timeout === 'bigint') && timeout < 0;
+        if (negative) return Promise.reject(sdkError('sdk.invalid_duration', 'a child timeout cannot be negative'));
+        return original.call(this, id, functionId, input, options);
+      },
+    );
+  },
+
+  'node:emit-json-string-unquoted'() {
+    wrap(WorkflowContext.prototype, 'emit', (original) =>
+      function emit(id, event, payload, options = {}) {
+        const bare = payload instanceof JsonDocument && typeof payload.document === 'string' ? new TextEncoder().encode(payload.document) : payload;
+        return original.call(this, id, event, bare, options);
+      },
+    );
+  },
+
+  'node:reset-keeps-trace'() {
+    // conform.reset drains the trace and answers conform.ack at once: the drained events go back
+    let drained = null;
+    wrap(Trace.prototype, 'drain', (original) =>
+      function drain() {
+        const events = original.call(this);
+        drained = { trace: this, events };
+        return events;
+      },
+    );
+    for (const proto of [Session.prototype, HttpSession.prototype]) {
+      wrap(proto, 'send', (original) =>
+        function send(kind, id, body) {
+          if (kind === 'conform.ack' && drained !== null) drained.trace.events.unshift(...drained.events);
+          drained = null;
+          return original.call(this, kind, id, body);
+        },
+      );
+    }
   },
 };
 

@@ -3051,3 +3051,144 @@ def _registry_spec_ids_coerced() -> None:
 def _server_answer_wrong_kind_ignored() -> None:
     host = _m("conform_host.host")
     host.SERVER_ANSWER_KINDS = frozenset()
+
+
+# ------------------------------------------------- faults the corpus did not see (issue 36)
+
+
+def _drop_empty_values(kind: str, member: str) -> None:
+    """Declarations of `kind` lose the pairs of their string map `member` whose value is ""."""
+
+    def rewrite(declaration):
+        if declaration.get("type") == kind and isinstance(declaration.get(member), dict):
+            declaration[member] = {k: v for k, v in declaration[member].items() if v != ""}
+        return declaration
+
+    _rewrite_declarations(rewrite)
+
+
+@mutant(
+    "correlation-empty-values-dropped",
+    'a wait\'s correlation pairs whose value is "" are dropped (taken as unset)',
+)
+def _correlation_empty_values_dropped() -> None:
+    _drop_empty_values("wait", "correlation")
+
+
+@mutant(
+    "metadata-empty-values-dropped",
+    'an emission\'s metadata pairs whose value is "" are dropped (taken as unset)',
+)
+def _metadata_empty_values_dropped() -> None:
+    _drop_empty_values("emit", "metadata")
+
+
+@mutant(
+    "duration-rounded-per-component",
+    "each component of a duration is rounded up on its own before the sum (500us500us is 2 ms)",
+)
+def _duration_rounded_per_component() -> None:
+    durations = _m("ryusen_sdk.durations")
+    original = durations.parse_exact
+
+    def parse_exact(text):
+        exact = original(text)  # keep the grammar and its refusals
+        if exact <= 0:
+            return exact
+        body = text.lstrip("+")
+        return sum(
+            math.ceil(durations._decimal(number) * durations._UNITS[unit])
+            for number, unit in durations._COMPONENT.findall(body)
+        )
+
+    replace_everywhere(original, parse_exact)
+
+
+@mutant("micro-greek-refused", "the Greek spelling μs (U+03BC) of microseconds is malformed")
+def _micro_greek_refused() -> None:
+    import re
+
+    durations = _m("ryusen_sdk.durations")
+    unit = "(?:ns|us|\u00b5s|ms|s|m|h)"
+    durations._COMPONENT = re.compile(f"({durations._NUMBER})({unit})")
+    durations._WHOLE = re.compile(f"[+-]?(?:0|(?:{durations._NUMBER}{unit})+)")
+
+
+@mutant(
+    "child-negative-timeout-refused",
+    "a negative child invoke timeout is refused (sdk.invalid_duration), not declared as 0",
+)
+def _child_negative_timeout_refused() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    durations = _m("ryusen_sdk.durations")
+    errors = _m("ryusen_sdk.errors")
+    original = workflow.Workflow.invoke
+
+    def invoke(self, id, function_id, input, timeout=None):
+        if timeout is not None:
+            try:
+                negative = durations.exact_millis(timeout) < 0
+            except errors.RyusenError:
+                negative = False  # malformed: the SDK's own refusal
+            if negative:
+                raise errors.InvalidDurationError("a child timeout cannot be negative")
+        return original(self, id, function_id, input, timeout)
+
+    workflow.Workflow.invoke = invoke
+
+
+@mutant(
+    "json-top-level-scalar-refused",
+    'the JSON convenience refuses a document that is a scalar (3, "x", true), as RFC 4627 did',
+)
+def _json_top_level_scalar_refused() -> None:
+    convenience = _m("ryusen_sdk.json_convenience")
+    errors = _m("ryusen_sdk.errors")
+    original = convenience.from_bytes
+
+    def from_bytes(data):
+        document = original(data)
+        if not isinstance(document, dict | list):
+            raise errors.JsonConvenienceError("a JSON text is an object or an array")
+        return document
+
+    replace_everywhere(original, from_bytes)
+
+
+@mutant(
+    "emit-json-string-unquoted",
+    "an emitted JSON document that is a string is written as its bare text, without quotes",
+)
+def _emit_json_string_unquoted() -> None:
+    payloads = _m("ryusen_sdk.payloads")
+    original = payloads.as_given_json
+
+    def as_given_json(document):
+        if type(document) is str:
+            return document.encode("utf-8")
+        return original(document)
+
+    replace_everywhere(original, as_given_json)
+
+
+@mutant(
+    "version-major-first-char",
+    'a version\'s major is read from its first character ("10.0" is taken for major 1)',
+)
+def _version_major_first_char() -> None:
+    codec = _m("ryusen_sdk.codec")
+    original = codec.version_major
+
+    def version_major(text):
+        return None if original(text) is None else int(text[0])
+
+    replace_everywhere(original, version_major)
+
+
+@mutant(
+    "reset-keeps-trace",
+    "conform.reset leaves the effect trace in place (only conform.trace empties it)",
+)
+def _reset_keeps_trace() -> None:
+    trace = _m("conform_host.trace")
+    trace.Trace.clear = lambda self: None

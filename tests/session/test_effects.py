@@ -254,3 +254,58 @@ def test_the_case_fails_when_the_trace_differs_from_the_fixture() -> None:
     result = run_case(SdkSession(sdk.factory), scenario.build(), timeout=5.0, comparer=Comparer())
     assert result.outcome is Outcome.FAIL
     assert [f.kind for f in result.findings] == ["trace"]
+
+
+class _TracingMock(MockSdk):
+    """A mock host whose every invoke records a `caught` event; `keeps`: its conform.reset
+    leaves the trace in place (the fault `after_reset` is there to show)."""
+
+    def __init__(self, keeps: bool) -> None:
+        super().__init__()
+        self.keeps = keeps
+        self.events: list[dict] = []
+
+    def _answer(self, transport, envelope: dict) -> list[dict]:  # noqa: ANN001 - the mock's
+        kind = envelope["kind"]
+        if kind == "invoke":
+            self.events.append({"event": "caught", "by": "catch", "what": "error", "category": "x"})
+        elif kind == "conform.reset" and not self.keeps:
+            self.events = []
+        elif kind == "conform.trace":
+            self.received.append(envelope)
+            events, self.events = self.events, []
+            return [
+                {"version": "1.0", "kind": kind, "id": envelope["id"], "body": {"events": events}}
+            ]
+        return super()._answer(transport, envelope)
+
+
+def _after_reset_scenario() -> Scenario:
+    scenario = echo_scenario("ok")
+    scenario.document["steps"][-1]["trace"] = {"after_reset": True, "events": []}
+    return scenario
+
+
+@pytest.mark.parametrize(("keeps", "outcome"), [(False, Outcome.PASS), (True, Outcome.FAIL)])
+def test_a_trace_asked_after_reset_shows_a_trace_the_reset_left(keeps, outcome) -> None:
+    sdk = _TracingMock(keeps)
+    session = SdkSession(sdk.factory)
+    result = run_case(session, _after_reset_scenario().build(), timeout=5.0, comparer=Comparer())
+    assert result.outcome is outcome
+    if keeps:
+        assert [f.kind for f in result.findings] == ["trace"]
+    kinds = [e["kind"] for e in sdk.received if e["kind"] != "register_ack"]
+    # the case's own reset, the invoke, then a reset between its answer and its trace
+    assert kinds[-4:] == ["conform.reset", "invoke", "conform.reset", "conform.trace"]
+
+
+def test_after_reset_holds_no_event_and_answers_a_discovery() -> None:
+    scenario = echo_scenario("ok")
+    scenario.document["steps"][-1]["trace"] = {"after_reset": True, "events": [_started("b")]}
+    with pytest.raises(FixtureError, match="events must be"):
+        scenario.build()
+    scenario = echo_scenario("ok")
+    scenario.document["steps"][0]["send"]["body"].update(mode="forward", target=TARGET)
+    scenario.document["steps"][-1]["trace"] = {"after_reset": True, "events": []}
+    with pytest.raises(FixtureError, match="after_reset goes on the answer to a discover"):
+        scenario.build()
