@@ -549,6 +549,33 @@ def check_derived(derive: Iterable[tuple[str, str]], envelope: dict) -> list[Fin
     return findings
 
 
+def check_same_as(
+    same_as: Iterable[tuple[str, int, str]], envelope: dict, earlier: dict[int, dict]
+) -> list[Finding]:
+    """For each `(pointer, step, earlier pointer)`: the value here equals the value at `earlier
+    pointer` of the answer step `step` read (`earlier`: step number -> answer), where both are
+    present (an absent member is optional metadata the SDK did not give)."""
+    findings = []
+    for pointer, number, other in same_as:
+        try:
+            actual = resolve(envelope, pointer)
+            wanted = resolve(earlier[number], other)
+        except KeyError:
+            continue
+        if actual != wanted:
+            findings.append(
+                Finding(
+                    "derive",
+                    pointer,
+                    f"expected the same value as {other} of the answer read in step {number}, "
+                    f"{render(wanted)}, got {render(actual)}",
+                    expected=wanted,
+                    actual=actual,
+                )
+            )
+    return findings
+
+
 def derive_value(name: str, envelope: dict) -> object:
     """Compute a derived value with the protocol model (docs/fixtures.md `derive`)."""
     from fakepeer.protocol import manifest

@@ -49,6 +49,14 @@ def prove_command(
         bool, typer.Option("--no-matrix-json", help="Do not regenerate matrix.json.")
     ] = False,
     jobs: Annotated[int, typer.Option("--jobs", metavar="N", help="Mutant hosts at a time.")] = 2,
+    new_rows: Annotated[
+        bool,
+        typer.Option(
+            "--new-rows",
+            help="First play every mutant without a row (new to a catalog) against the whole "
+            "corpus and write its row, as a full regeneration would.",
+        ),
+    ] = False,
 ) -> None:
     """Prove fixtures: validate, pass both reference SDKs, kill mutants; update the matrices.
 
@@ -68,6 +76,8 @@ def prove_command(
         argv += ["--kill-matrix", str(kill_matrix.resolve())]
     if no_matrix_json:
         argv.append("--no-matrix-json")
+    if new_rows:
+        argv.append("--new-rows")
     try:
         status = subprocess.run(argv, cwd=root.path, check=False).returncode
     except OSError as exc:

@@ -17,7 +17,7 @@ from fakepeer.cases.errors import FixtureProblem
 from fakepeer.cases.model import ExpectStep, Fixture, SendStep, Step
 from fakepeer.protocol.messages import KINDS
 from fakepeer.protocol.messages import envelope as make_envelope
-from fakepeer.protocol.pointer import split
+from fakepeer.protocol.pointer import join, split
 
 _REQUIRED = re.compile(r"^'(.*)' is a required property$")
 
@@ -98,3 +98,29 @@ def _is_excused(pointer: str, message: str, patterns: list) -> bool:
     if missing:
         candidates.append([*path, missing.group(1)])
     return any(pattern.matches(candidate) for pattern in patterns for candidate in candidates)
+
+
+def same_as_problems(steps: list[Step], file: Path | None) -> list[FixtureProblem]:
+    """A `same_as` names an earlier expect step, and its pointer is varied (the value is the
+    SDK's own, compared only with that earlier answer)."""
+    from fakepeer.compare import VaryPattern  # compare imports cases: import when called
+
+    problems = []
+    for index, step in enumerate(steps):
+        if not isinstance(step, ExpectStep):
+            continue
+        for pointer, number, _earlier in step.same_as:
+            where = join(("steps", index, "same_as", pointer))
+            if not (1 <= number <= index and isinstance(steps[number - 1], ExpectStep)):
+                problems.append(
+                    FixtureProblem(
+                        file, f"{where}/step", f"step {number} is no earlier expect step"
+                    )
+                )
+            elif not _is_excused(pointer, "", [VaryPattern(p) for p in step.vary]):
+                problems.append(
+                    FixtureProblem(
+                        file, where, f"{pointer} is compared with an earlier answer: vary it too"
+                    )
+                )
+    return problems

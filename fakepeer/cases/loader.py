@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from fakepeer.cases import cache
-from fakepeer.cases.conformity import message_problems
+from fakepeer.cases.conformity import message_problems, same_as_problems
 from fakepeer.cases.errors import FixtureError, FixtureProblem
 from fakepeer.cases.exchanges import ExchangeCounter
 from fakepeer.cases.lifecycle import is_lifecycle, lifecycle_fixture
@@ -222,7 +222,7 @@ def build_steps(
             raise FixtureError([FixtureProblem(file, exc.pointer, exc.message)]) from None
         except _StepProblem as exc:
             raise FixtureError([FixtureProblem(file, exc.pointer, exc.message)]) from None
-    problems = _misplaced_traces(steps, file)
+    problems = _misplaced_traces(steps, file) + same_as_problems(steps, file)
     if problems:
         raise FixtureError(problems)
     if not any(isinstance(step, ExpectStep) for step in steps):
@@ -363,6 +363,10 @@ def _plain_step(
         exchange_id=counter.for_expect(),
         vary=tuple(raw.get("vary", ())),
         derive=derive,
+        same_as=tuple(
+            (pointer, ref["step"], ref["pointer"])
+            for pointer, ref in raw.get("same_as", {}).items()
+        ),
         trace=trace,
         checked=checked and not raw.get("vary") and not derive,
     )

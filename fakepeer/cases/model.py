@@ -57,6 +57,9 @@ class ExpectStep:
     exchange_id: str
     vary: tuple[str, ...] = ()
     derive: tuple[tuple[str, str], ...] = ()
+    #: `(pointer, step, earlier pointer)`: the value at `pointer` must equal the value at
+    #: `earlier pointer` in the answer step `step` (1-based) read, where both are present.
+    same_as: tuple[tuple[str, int, str], ...] = ()
     #: The expected effect trace (§12.4) of the invoke this step answers, or None.
     trace: ExpectedTrace | None = None
     #: Built from a fixture file that loaded cleanly, with nothing varied or derived: `kind`

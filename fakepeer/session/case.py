@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from fakepeer.cases.model import ExpectStep, Fixture, RawSendStep, SendStep, Step
 from fakepeer.cases.variants import FRESH_PROCESS
-from fakepeer.compare import MISSING, Comparer, Finding
+from fakepeer.compare import MISSING, Comparer, Finding, check_same_as
 from fakepeer.protocol import fastpath
 from fakepeer.protocol.messages import frame_templates, spelled_as
 from fakepeer.protocol.version import BASE_VERSION, is_supported
@@ -83,6 +83,7 @@ def _play(
     trace_problem: str | None = None
     missing_piece: str | None = None
     control: dict[str, str] = {}  # exchange id -> the conform.* kind that opened it
+    answers: dict[int, dict] = {}  # step number (1-based) -> the answer it read (`same_as`)
     try:
         if (fresh or fixture.variant == FRESH_PROCESS) and session.transport is not None:
             _check_before_discard(session)
@@ -111,6 +112,7 @@ def _play(
             # a restart gets a start's allowance, as between cases, but never past --max-time
             findings.extend(play_lifecycle(session, fixture, deadline, wire, overall_deadline))
         steps = fixture.steps
+        referenced = {n for s in steps if isinstance(s, ExpectStep) for _, n, _ in s.same_as}
         for index, step in enumerate(steps):
             if isinstance(step, SendStep):
                 kind = step.envelope["kind"]
@@ -129,6 +131,10 @@ def _play(
                 session.send(step.payload, deadline, wire, step.exchange_id)
             elif isinstance(step, ExpectStep):
                 answer, found = _expect(session, step, deadline, wire, comparer)
+                if index + 1 in referenced:
+                    answers[index + 1] = answer
+                if step.same_as:
+                    found = [*found, *check_same_as(step.same_as, answer, answers)]
                 # later differences may only follow from the first failing step: say so
                 after_first = bool(findings)
                 if found:

@@ -46,7 +46,7 @@ from fakepeer.suite import RunOptions, run_suite
 from fakepeer.transport.http import start_command
 from fakepeer.transport.process import SubprocessTransport
 
-from .node_mutants import NODE_MUTANTS, NODE_PREFIX, node_host_argv
+from .node_mutants import NODE_MUTANTS, NODE_PREFIX, NODE_RECOMMENDED_ONLY, node_host_argv
 from .patches import MUTANTS
 
 HERE = Path(__file__).resolve().parent
@@ -151,6 +151,8 @@ def recommended_only_of(names: Iterable[str]) -> dict[str, str]:
         mutant = MUTANTS.get(name)
         if mutant is not None and mutant.recommended_only:
             found[name] = mutant.recommended_only
+        elif name in NODE_RECOMMENDED_ONLY:
+            found[name] = NODE_RECOMMENDED_ONLY[name]
     return found
 
 

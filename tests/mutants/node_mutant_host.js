@@ -547,6 +547,25 @@ const PATCHES = {
       );
     }
   },
+  'node:blocker-sources-swapped'() {
+    wrap(DecisionMachine.prototype, 'declare', (original) =>
+      function declare(stepId, source) {
+        const decision = original.call(this, stepId, source);
+        if (decision.kind === 'blocked') [decision.firstSource, decision.duplicateSource] = [decision.duplicateSource, decision.firstSource];
+        return decision;
+      },
+    );
+  },
+
+  'node:blocker-sources-both-duplicate'() {
+    wrap(DecisionMachine.prototype, 'declare', (original) =>
+      function declare(stepId, source) {
+        const decision = original.call(this, stepId, source);
+        if (decision.kind === 'blocked') decision.firstSource = decision.duplicateSource;
+        return decision;
+      },
+    );
+  },
 };
 
 /** The patch table and the catalog must name the same mutants (a stale one fails loudly). */
@@ -599,7 +618,7 @@ function help() {
   console.log('Check one mutant fast: python -m tests.mutants.kill_matrix --only NAME');
   const names = Object.keys(CATALOG).sort();
   console.log(`\n${names.length} mutants:`);
-  for (const name of names) console.log(`  ${name}: ${CATALOG[name]}`);
+  for (const name of names) console.log(`  ${name}: ${CATALOG[name].fault ?? CATALOG[name]}`);
   return 0;
 }
 

@@ -3192,3 +3192,45 @@ def _version_major_first_char() -> None:
 def _reset_keeps_trace() -> None:
     trace = _m("conform_host.trace")
     trace.Trace.clear = lambda self: None
+
+
+def _rewrite_blocker_sources(rewrite: Callable[[dict], None]) -> None:
+    """Patch the decision machine so every `definition_blocked` body passes through `rewrite`."""
+    workflow = _m("ryusen_sdk.workflow")
+    original = workflow.DecisionMachine.encounter
+
+    def encounter(self, step_id, source):
+        answer = original(self, step_id, source)
+        if answer is not None and answer.kind == "definition_blocked":
+            rewrite(answer.body)
+        return answer
+
+    workflow.DecisionMachine.encounter = encounter
+
+
+@mutant(
+    "blocker-sources-swapped",
+    "definition_blocked names the repeated declaration as first_source and the first as duplicate",
+    # optional metadata the server only shows: D-BLOCKER-SOURCES makes its fixtures recommended
+    recommended_only="D-BLOCKER-SOURCES",
+)
+def _blocker_sources_swapped() -> None:
+    def swap(body: dict) -> None:
+        body["first_source"], body["duplicate_source"] = (
+            body["duplicate_source"],
+            body["first_source"],
+        )
+
+    _rewrite_blocker_sources(swap)
+
+
+@mutant(
+    "blocker-sources-both-duplicate",
+    "definition_blocked gives the repeated declaration's source as first_source too",
+    recommended_only="D-BLOCKER-SOURCES",
+)
+def _blocker_sources_both_duplicate() -> None:
+    def both(body: dict) -> None:
+        body["first_source"] = dict(body["duplicate_source"])
+
+    _rewrite_blocker_sources(both)

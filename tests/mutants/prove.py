@@ -251,6 +251,34 @@ def check_reference(fixtures: Sequence[Fixture], timeout: float) -> None:
             raise ProveError(f"{case.id} does not pass on {run.label}: {case.outcome}: {reason}")
 
 
+def add_rows(
+    parsed: Parsed, names: Sequence[str], jobs: int, timeout: float
+) -> km.KillMatrix | None:
+    """Play each mutant of `names` against the whole corpus and write its row into `parsed`:
+    what a full regeneration writes for it (its kills, warnings and needs-neighbours over every
+    fixture), the other rows untouched. None when there is nothing to play."""
+    if not names:
+        return None
+    whole = km.build_kill_matrix(names, load_fixtures(), jobs=jobs, timeout=timeout)
+    matrix = parsed.matrix
+    matrix.fixtures = sorted(set(matrix.fixtures) | set(whole.fixtures))
+    matrix.unapplicable.update(whole.unapplicable)
+    for name in whole.kills:
+        matrix.kills[name] = whole.kills[name]
+        for table, found in (
+            (matrix.warnings, whole.warnings.get(name, [])),
+            (matrix.needs_neighbours, whole.needs_neighbours.get(name, [])),
+        ):
+            if found:
+                table[name] = found
+            else:
+                table.pop(name, None)
+    for sdk, failures in whole.baseline_failures.items():
+        matrix.baseline_failures[sdk] = sorted(set(failures))
+    matrix.recommended_only = km.recommended_only_of(matrix.kills)
+    return whole
+
+
 def prove(
     ids: Sequence[str],
     matrix_file: Path,
@@ -258,8 +286,10 @@ def prove(
     jobs: int = 2,
     timeout: float = km.CASE_TIMEOUT,
     write_index: bool = True,
+    new_rows: bool = False,
 ) -> int:
-    """The whole command; returns the exit status."""
+    """The whole command; returns the exit status. `new_rows`: first give every chosen mutant
+    without a row its row over the whole corpus (`add_rows`)."""
     started = time.monotonic()
     ids = list(dict.fromkeys(ids))
     files, fixtures = find_fixtures(ids)
@@ -280,9 +310,21 @@ def prove(
     # the mutants of the HTTP surface play only fixtures of the HTTP mapping (as the matrix)
     if not any("http" in fixture.capabilities for fixture in fixtures):
         chosen = [name for name in chosen if not km.sdk_of(name).endswith("-http")]
+    added: km.KillMatrix | None = None
+    if new_rows:
+        rowless = [n for n in chosen if n not in parsed.matrix.kills]
+        rowless = [n for n in rowless if n not in parsed.matrix.unapplicable]
+        print(f"playing {len(rowless)} mutant(s) without a row against the whole corpus ...")
+        added = add_rows(parsed, rowless, jobs, timeout)
+        chosen = [name for name in chosen if name not in rowless]  # their rows hold the ids too
     print(f"playing them against {len(chosen)} mutant(s), {jobs} at a time ...", flush=True)
     played = time.monotonic()
     proof = km.build_kill_matrix(chosen, fixtures, jobs=jobs, timeout=timeout)
+    if added is not None:  # the summary names their kills of the named fixtures as well
+        named = set(ids)
+        for name in added.kills:
+            proof.kills[name] = [f for f in added.kills[name] if f in named]
+            proof.warnings[name] = [f for f in added.warnings.get(name, []) if f in named]
     print(
         f"played {len(ids)} fixture(s) against {len(proof.kills)} mutant(s) "
         f"({time.monotonic() - played:.0f} s)"
@@ -370,6 +412,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--no-matrix-json", action="store_true", help="Do not regenerate matrix.json."
     )
     parser.add_argument("--jobs", type=int, default=2, metavar="N", help="Mutant hosts at a time.")
+    parser.add_argument(
+        "--new-rows",
+        action="store_true",
+        help="First play every mutant that has no row yet (new to a catalog) against the whole "
+        "corpus and write its row, as a full regeneration would.",
+    )
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error("--jobs takes a number of at least 1")
@@ -380,6 +428,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             mutants=args.mutant,
             jobs=args.jobs,
             write_index=not args.no_matrix_json,
+            new_rows=args.new_rows,
         )
     except ProveError as exc:
         print(f"ryusen-conform fixtures prove: {exc}", file=sys.stderr)

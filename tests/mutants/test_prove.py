@@ -106,6 +106,35 @@ def test_merge_changes_only_the_named_fixtures_cells() -> None:
     )
 
 
+def test_add_rows_writes_a_new_mutants_row_over_the_whole_corpus(monkeypatch) -> None:
+    parsed = prove.parse_markdown(km.render_markdown(small_matrix()))
+    played: list = []
+
+    def whole_corpus(names, fixtures, jobs, timeout):  # noqa: ANN001, ANN202 - the stub's
+        played.append((list(names), len(fixtures)))
+        return km.KillMatrix(
+            fixtures=sorted([KNOWN, NEW, "values.depth-64-accepted"]),
+            baseline_failures={"python": ["values.broken"], "node": []},
+            kills={"attempt-off-by-one": [KNOWN, NEW]},
+            seconds=9.0,
+            unapplicable={},
+            warnings={"attempt-off-by-one": ["values.depth-64-accepted"]},
+            needs_neighbours={},
+        )
+
+    monkeypatch.setattr(km, "build_kill_matrix", whole_corpus)
+    monkeypatch.setattr(prove, "load_fixtures", lambda: ["f"] * 7)
+    assert prove.add_rows(parsed, [], jobs=1, timeout=1.0) is None and not played
+    prove.add_rows(parsed, ["attempt-off-by-one"], jobs=1, timeout=1.0)
+    assert played == [(["attempt-off-by-one"], 7)]  # the whole corpus, that mutant alone
+    matrix = parsed.matrix
+    assert matrix.kills["attempt-off-by-one"] == [KNOWN, NEW]
+    assert matrix.warnings["attempt-off-by-one"] == ["values.depth-64-accepted"]
+    assert matrix.kills["base64-padding-optional"] == [KNOWN]  # other rows untouched
+    assert NEW in matrix.fixtures
+    assert "4 mutants, 5 fixtures, " in prove.render(parsed)
+
+
 def test_an_old_needs_neighbours_entry_stays_while_the_fixture_passes_alone() -> None:
     parsed = prove.parse_markdown(km.render_markdown(small_matrix()))
     proof = km.KillMatrix(
