@@ -32,6 +32,10 @@ MISSING = _Missing()
 VARIED = "<varies>"  # stands in for a varied array element, so later indexes keep their place
 
 FindingKind = Literal["value", "schema", "derive", "version", "invariant", "trace"]
+#: A finding of a `required` part fails its case; one of a `recommended` part only (a pointer
+#: the expect lists under `recommend`, or any part of a `recommended` fixture but an invariant)
+#: is a warning (docs/fixtures.md "Levels inside a fixture").
+FindingLevel = Literal["required", "recommended"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,14 @@ class Finding:
     actual: object = MISSING
     step: str = ""
     consequence: bool = False
+    level: FindingLevel = "required"
+    #: For a recommended finding: the decision (docs/decisions.md) the recommended value comes
+    #: from, as the fixture names it; "" when none is named.
+    rule: str = ""
+
+    @property
+    def recommended(self) -> bool:
+        return self.level == "recommended"
 
     def to_json(self) -> dict:
         record: dict = {"kind": self.kind, "pointer": self.pointer, "message": self.message}
@@ -60,7 +72,15 @@ class Finding:
             record["step"] = self.step
         if self.consequence:
             record["consequence"] = True
+        if self.recommended:
+            record["level"] = "recommended"
+            if self.rule:
+                record["rule"] = self.rule
         return record
+
+    def as_recommended(self, rule: str = "") -> Finding:
+        """This finding, of a recommended part (a warning)."""
+        return replace(self, level="recommended", rule=rule or self.rule)
 
     def at(self, step: str, consequence: bool) -> Finding:
         """This finding, naming the exchange it came from."""
@@ -68,7 +88,10 @@ class Finding:
 
     def __str__(self) -> str:
         head, *rest = self.message.split("\n")
-        lines = [f"[{self.kind}] {self.pointer or '(root)'}: {head}", *(f"    {r}" for r in rest)]
+        tag = self.kind
+        if self.recommended:
+            tag += f", recommended{f' ({self.rule})' if self.rule else ''}"
+        lines = [f"[{tag}] {self.pointer or '(root)'}: {head}", *(f"    {r}" for r in rest)]
         return "\n".join(lines)
 
 
@@ -159,7 +182,7 @@ class _Expectation:
     """One expect step made ready to compare: vary patterns, the compared document, and whether
     plain `==` decides equality (see `plain_json`); its sorted JSON text only when needed."""
 
-    __slots__ = ("patterns", "expected", "plain", "_text")
+    __slots__ = ("patterns", "expected", "plain", "_text", "recommended", "required")
 
     def __init__(self, step: ExpectStep) -> None:
         pointers = [*step.vary, *(pointer for pointer, _ in step.derive)]
@@ -167,6 +190,9 @@ class _Expectation:
         self.expected = remove_varied(step.expected, self.patterns)
         self.plain = plain_json(self.expected)
         self._text: str | None = None
+        #: The recommended parts (pattern, decision), and the expectation without them.
+        self.recommended = tuple((VaryPattern(p), rule) for p, rule in step.recommend)
+        self.required = remove_varied(self.expected, [p for p, _ in self.recommended])
 
     @property
     def text(self) -> str:
@@ -227,7 +253,7 @@ class Comparer:
         for violation in self.validator(envelope):
             findings.append(_schema_finding(violation))
         if not identical and not canonically_equal(expectation.expected, actual):
-            findings.extend(explain(expectation.expected, actual))
+            findings.extend(_leveled(expectation, actual))
         if step.derive:
             findings.extend(check_derived(step.derive, envelope))
         return findings
@@ -269,6 +295,44 @@ class Comparer:
         if cached is None:
             cached = step.memo[_Expectation] = _Expectation(step)
         return cached
+
+
+def _leveled(expectation: _Expectation, actual: object) -> list[Finding]:
+    """The differences of an answer that is not equal to its expectation, each marked with its
+    part's level: a difference at or below a `recommend` pointer is recommended, every other one
+    required. When the answer equals the expectation without its recommended parts, every
+    difference is recommended (deepdiff may name a parent, or none, for a number type)."""
+    found = explain(expectation.expected, actual)
+    if not expectation.recommended:
+        return found
+    patterns = [pattern for pattern, _ in expectation.recommended]
+    only_recommended = canonically_equal(expectation.required, remove_varied(actual, patterns))
+    leveled = []
+    for finding in found:
+        rule = _recommending(expectation.recommended, finding.pointer)
+        if rule is None and only_recommended:
+            rule = next((r for _, r in expectation.recommended), "")
+        leveled.append(finding if rule is None else finding.as_recommended(rule))
+    if not only_recommended and all(finding.recommended for finding in leveled):
+        leveled.append(  # the required parts differ, though no listed pointer shows where
+            Finding(
+                "value",
+                "",
+                "the answer differs outside its recommended parts",
+                expected=expectation.required,
+                actual=remove_varied(actual, patterns),
+            )
+        )
+    return leveled
+
+
+def _recommending(recommended: Sequence[tuple[VaryPattern, str]], pointer: str) -> str | None:
+    """The decision of the recommended part `pointer` lies in (at or below), or None."""
+    path = tuple(split(pointer)) if pointer else ()
+    for pattern, rule in recommended:
+        if any(pattern.matches(path[:length]) for length in range(1, len(path) + 1)):
+            return rule
+    return None
 
 
 #: Encoders made once (`json.dumps` with options builds one per call, a third of its cost on a

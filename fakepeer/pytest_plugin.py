@@ -73,7 +73,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--ryusen-strict",
         action="store_true",
         default=False,
-        help="Failures of recommended-level fixtures fail their item (as `run --strict`).",
+        help="Warnings (differences in recommended parts, failures of recommended-level "
+        "fixtures) fail their item (as `run --strict`).",
     )
 
 
@@ -260,7 +261,7 @@ class FixtureItem(pytest.Item):
         known = self.config.stash.get(_KNOWN, None)
         listed = known.for_sdk(self.config.getoption("ryusen_sdk")) if known else None
         case.outcome = apply_known_failure(
-            case.raw_outcome, bool(listed) and case.id in listed.entries
+            case.raw_outcome, bool(listed) and case.id in listed.entries, strict and case.warned
         )
         if case.outcome is Outcome.SKIP:
             pytest.skip(case.reason)
@@ -270,7 +271,7 @@ class FixtureItem(pytest.Item):
             raise CaseFailed(f"XPASS {case.id}: listed as a known failure but passed")
         if case.fails_run(strict):
             raise CaseFailed(case_text(case, strict))
-        if case.outcome in (Outcome.FAIL, Outcome.ERROR):  # a recommended-level warning
+        if case.is_warning(strict):  # recommended parts differ, or a recommended-level error
             import warnings
 
             warnings.warn(case_text(case, strict), pytest.PytestWarning, stacklevel=1)
@@ -337,7 +338,9 @@ class _SdkRunner:
         return [
             (nodeid, location, case)
             for nodeid, location, case, reported in self.items
-            if reported in (Outcome.PASS, Outcome.SKIP) and case.fails_run(strict)
+            if reported in (Outcome.PASS, Outcome.SKIP)
+            and case.raw_outcome is Outcome.ERROR
+            and case.fails_run(strict)
         ]
 
     def close(self) -> None:

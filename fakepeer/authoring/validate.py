@@ -185,6 +185,9 @@ def semantic_problems(
         for index, step in enumerate(steps):
             if isinstance(step, dict):
                 problems.extend(_step_problems(step, f"/steps/{index}", file))
+                problems.extend(
+                    _recommend_problems(step, f"/steps/{index}", document.get("level"), file)
+                )
         if isinstance(capabilities, list):
             problems.extend(_uncovered_capabilities(steps, capabilities, file))
     return problems
@@ -410,6 +413,48 @@ def _version_problem(version: str) -> str | None:
             f"fakepeer/protocol/version.py PROTOCOL_VERSION), got {version!r}"
         )
     return None
+
+
+def _recommend_problems(
+    step: dict, pointer: str, level: object, file: Path | None
+) -> list[FixtureProblem]:
+    """A `recommend` part names a decision of docs/decisions.md, is no `vary` pointer too (a
+    varied member is never compared), and sits in a `required` fixture (in a recommended one
+    every part is recommended already)."""
+    recommend = step.get("recommend")
+    if not isinstance(recommend, dict):
+        return []
+    problems = []
+    if level == "recommended":
+        problems.append(
+            FixtureProblem(
+                file,
+                f"{pointer}/recommend",
+                "the fixture is `recommended` as a whole, so every part is; a `recommend` part "
+                'belongs in a `required` fixture (docs/fixtures.md "Levels inside a fixture")',
+            )
+        )
+    varied = set(step.get("vary") or ()) if isinstance(step.get("vary"), list) else set()
+    for part, decision in recommend.items():
+        where = f"{pointer}/recommend/{part.replace('~', '~0').replace('/', '~1')}"
+        if isinstance(decision, str) and decision not in decision_ids():
+            problems.append(
+                FixtureProblem(
+                    file,
+                    where,
+                    f"expected a decision id defined in docs/decisions.md (a '## {decision}' "
+                    f"heading), got {decision!r}",
+                )
+            )
+        if part in varied:
+            problems.append(
+                FixtureProblem(
+                    file,
+                    where,
+                    "the part is in `vary` too, so it is never compared: list it in one of them",
+                )
+            )
+    return problems
 
 
 def _step_problems(step: dict, pointer: str, file: Path | None) -> list[FixtureProblem]:

@@ -367,6 +367,7 @@ def _plain_step(
             (pointer, ref["step"], ref["pointer"])
             for pointer, ref in raw.get("same_as", {}).items()
         ),
+        recommend=tuple(raw.get("recommend", {}).items()),
         trace=trace,
         checked=checked and not raw.get("vary") and not derive,
     )

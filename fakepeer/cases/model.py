@@ -60,6 +60,10 @@ class ExpectStep:
     #: `(pointer, step, earlier pointer)`: the value at `pointer` must equal the value at
     #: `earlier pointer` in the answer step `step` (1-based) read, where both are present.
     same_as: tuple[tuple[str, int, str], ...] = ()
+    #: The recommended parts: (pointer pattern, decision) pairs. A difference only there is a
+    #: warning (docs/fixtures.md "Levels inside a fixture"); the rest of the expectation is
+    #: required.
+    recommend: tuple[tuple[str, str], ...] = ()
     #: The expected effect trace (§12.4) of the invoke this step answers, or None.
     trace: ExpectedTrace | None = None
     #: Built from a fixture file that loaded cleanly, with nothing varied or derived: `kind`

@@ -94,6 +94,7 @@ class Scenario:
         *,
         vary: Iterable[str] = (),
         derive: Mapping[str, str] | None = None,
+        recommend: Mapping[str, str] | None = None,
         trace: Iterable[Mapping] | None = None,
         trace_match: str = "exact",
         trace_only: Iterable[str] = (),
@@ -101,6 +102,8 @@ class Scenario:
         """Expect the SDK's next frame to have this kind and body (minus `vary` paths).
 
         `trace`: the effect trace (docs/host-contract.md §12.4) the invoke this answers must leave.
+        `recommend`: recommended parts (pointer pattern -> decision): a difference only there
+        is a warning (docs/fixtures.md "Levels inside a fixture").
         """
         step: dict = {"expect": {"kind": kind, "body": dict(body)}}
         if trace is not None:
@@ -112,6 +115,8 @@ class Scenario:
         vary = list(vary)
         if vary:
             step["vary"] = vary
+        if recommend:
+            step["recommend"] = dict(recommend)
         if derive:
             step["derive"] = dict(derive)
         return self._step(step)

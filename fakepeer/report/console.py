@@ -214,7 +214,7 @@ def _print_sdk(console: Console, sdk: SdkRun, run: RunResult) -> None:
     detailed = (
         case
         for case in sdk.results
-        if case.outcome in DETAILED
+        if (case.outcome in DETAILED or case.warned)
         and not case.not_run
         and not (case.missing and not case.findings)
     )
@@ -239,15 +239,18 @@ def _cell(count: int) -> str:
 
 
 def print_case(console: Console, case: CaseResult, strict: bool, lenient: bool = False) -> None:
-    """One failing, erroring or xpass case: its line, its diff and its stderr tail."""
+    """One failing, erroring, xpass or warning case: its line, its diff and its stderr tail."""
     if case.outcome is Outcome.XPASS:
         label = "XPASS" + (" (reported; --lenient keeps the run green)" if lenient else "")
         console.print(
             f"[magenta]{label}[/magenta] {escape(case.id)}: listed as a known failure but passed"
         )
         return
-    tag = "WARNING" if case.is_warning(strict) else case.outcome.value.upper()
-    style = "yellow" if tag == "WARNING" else _STYLE[case.outcome.value]
+    warning = case.is_warning(strict) or case.warned
+    tag = "WARNING" if warning else case.outcome.value.upper()
+    style = "yellow" if warning else _STYLE[case.outcome.value]
+    if case.warned and strict:
+        tag += " (--strict: fails the run)"
     console.print(
         f"[{style}]{tag}[/{style}] {escape(case.id)} [dim]({case.category}, "
         f"{case.level})[/dim]: {escape(case.reason)}"

@@ -103,7 +103,7 @@ def to_document(run: RunResult, info: RunInfo = RunInfo()) -> dict:
         "interrupted": run.interrupted,
         "order": order_of(run),
         "list_problems": list(run.list_problems),
-        "summary": {**tally, "total": sum(tally.values())},
+        "summary": {**tally, "total": sum(tally.values()), "warnings": run.warning_count()},
         "matrix": build_tally(run).to_json(),
         "sdks": [_sdk_document(sdk, run, info.catalog) for sdk in run.sdks],
     }
@@ -119,7 +119,7 @@ def _sdk_document(sdk: SdkRun, run: RunResult, catalog: Catalog) -> dict:
         "missing_pieces": [piece.to_json() for piece in missing_pieces(sdk.results)],
         "process_starts": sdk.starts,
         "duration": round(sdk.duration, 6),
-        "summary": {**tally, "total": sum(tally.values())},
+        "summary": {**tally, "total": sum(tally.values()), "warnings": sdk.warning_count()},
         "cases": [
             _case_document(case, run.strict, run.lenient, catalog.get(case.id))
             for case in sdk.results
@@ -137,6 +137,7 @@ def _case_document(case: CaseResult, strict: bool, lenient: bool, info: CaseInfo
         "outcome": case.outcome.value,
         "raw_outcome": case.raw_outcome.value,
         "fails_run": case.fails_run(strict, lenient),
+        "warned": case.warned,
         "invariant_broken": case.invariant_broken,
         "fails_run_by_invariant": case.fails_only_by_invariant(strict),
         "duration": round(case.duration, 6),
@@ -251,6 +252,8 @@ def _case_from_document(case: dict) -> CaseResult:
                 f.get("actual", MISSING),
                 f.get("step", ""),
                 f.get("consequence", False),
+                f.get("level", "required"),
+                f.get("rule", ""),
             )
             for f in case.get("diff", [])
         ],

@@ -6,6 +6,7 @@ click from the exchange that produced it.
 
 from __future__ import annotations
 
+from fakepeer.compare import Finding
 from fakepeer.report.catalog import CaseInfo
 from fakepeer.report.htmltext import attr, compact_json, pretty_json, text
 from fakepeer.report.tally import case_status
@@ -40,7 +41,7 @@ def case_details(
 
 
 def _outcome_label(case: CaseResult, strict: bool) -> str:
-    if case.is_warning(strict):
+    if case.is_warning(strict) or case.warned:
         return f"{case.outcome.value} (warning)"
     return case.outcome.value
 
@@ -81,6 +82,7 @@ def _diff(case: CaseResult) -> str:
             "<tr>"
             f"<td><code>{text(finding.pointer or '(root)')}</code></td>"
             f"<td>{text(finding.kind)}</td>"
+            f"<td>{text(_level(finding))}</td>"
             f"<td>{text(finding.message)}</td>"
             f"<td>{_value(record, 'expected')}</td>"
             f"<td>{_value(record, 'actual')}</td>"
@@ -88,12 +90,20 @@ def _diff(case: CaseResult) -> str:
         )
     return (
         "<h3>Diff</h3>\n"
-        '<table class="diff"><thead><tr><th>JSON pointer</th><th>kind</th><th>finding</th>'
+        '<table class="diff"><thead><tr><th>JSON pointer</th><th>kind</th><th>level</th>'
+        "<th>finding</th>"
         "<th>expected</th><th>actual</th></tr></thead><tbody>\n"
         + "\n".join(rows)
         + "\n</tbody></table>"
         + (f"\n<p>{text(dropped_line(case.findings_dropped))}</p>" if case.findings_dropped else "")
     )
+
+
+def _level(finding: Finding) -> str:
+    """`required`, or `recommended (D-…)` with the decision the recommended value comes from."""
+    if not finding.recommended:
+        return "required"
+    return f"recommended ({finding.rule})" if finding.rule else "recommended"
 
 
 def _value(record: dict, key: str) -> str:

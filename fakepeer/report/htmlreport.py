@@ -108,6 +108,7 @@ def _header(run: RunResult, info: RunInfo) -> str:
             f'<p class="muted">{" · ".join(facts)}</p>',
             _list_problems(run),
             _failing_links(run),
+            _warning_links(run),
         ]
     )
 
@@ -148,6 +149,24 @@ def _failing_links(run: RunResult) -> str:
     if not items:
         return ""
     return f"<h3>Cases that fail the run ({len(items)})</h3>\n<ul>\n" + "\n".join(items) + "\n</ul>"
+
+
+def _warning_links(run: RunResult) -> str:
+    """Every warning (a difference in a recommended part, a recommended-level failure), linked,
+    with its first difference: the fixture, the part and the decision behind it."""
+    items = []
+    for index, sdk in enumerate(run.sdks):
+        for case in sdk.results:
+            if case.counts_as_warning:
+                first = _first_finding(case)
+                detail = f"<br><code>{text(first)}</code>" if first else ""
+                items.append(
+                    f'<li><a href="#{anchor(index, case.id)}"><code>{text(case.id)}</code></a> '
+                    f"on <code>{text(sdk.label)}</code>: {text(case.reason)}{detail}</li>"
+                )
+    if not items:
+        return ""
+    return f"<h3>Warnings ({len(items)})</h3>\n<ul>\n" + "\n".join(items) + "\n</ul>"
 
 
 def _sdks(run: RunResult, tally: Tally) -> str:

@@ -106,6 +106,7 @@ def _add_properties(
         facts.append(("isolate", "true"))
     facts += [(f"category.{c}", tally.cell(c, sdk["label"]).text) for c in tally.categories]
     facts.append(("total", tally.totals[sdk["label"]].text))
+    facts.append(("warnings", str(sdk["summary"].get("warnings", 0))))
     for name, value in facts:
         ET.SubElement(properties, "property", name=name, value=_clip(value))
 
@@ -131,6 +132,15 @@ def _add_outcome(element: ET.Element, case: dict) -> str | None:
     if outcome == "xfail":
         ET.SubElement(element, "skipped", message=_clip(f"known failure: {reason}"))
         return "skipped"
+    if outcome == "pass" and case.get("warned"):
+        # differences in recommended parts only: a passing testcase that shows them, or a
+        # failure under --strict (where warnings fail the run)
+        if case["fails_run"]:
+            node = ET.SubElement(element, "failure", message=_clip(reason), type="warning")
+            node.text = _clip(details)
+            return "failures"
+        ET.SubElement(element, "system-out").text = _clip(f"warning: {reason}\n\n{details}")
+        return None
     if outcome == "xpass":
         message = "unexpected pass of a known failure"
         if case["fails_run"]:

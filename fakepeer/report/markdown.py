@@ -114,10 +114,12 @@ def _sdk_section(sdk: dict, tally: Tally, budget: list[int]) -> list[str]:
     problems = [
         c
         for c in sdk["cases"]
-        if c["outcome"] in DETAILED and not (c.get("missing") and not c["diff"])
+        if (c["outcome"] in DETAILED or c.get("warned"))
+        and not (c.get("missing") and not c["diff"])
     ]
     if problems:
-        lines.extend(["### Failing cases", ""])
+        warned = any(c.get("warned") for c in problems)
+        lines.extend(["### Failing cases" + (" and warnings" if warned else ""), ""])
     budget[0] -= len("\n".join(lines).encode("utf-8"))
     groups = _groups(problems)
     for shown, group in enumerate(groups):
@@ -146,7 +148,9 @@ def _details(group: list[dict]) -> list[str]:
     if group:
         case = group[0]
         warning = case["outcome"] != "xpass" and not case["fails_run"]
-        tag = "warning" if warning else case["outcome"]
+        tag = "warning" if warning or case.get("warned") else case["outcome"]
+        if case.get("warned") and case["fails_run"]:
+            tag = "warning (--strict: fails the run)"
         if case.get("fails_run_by_invariant"):
             tag = f"{tag} ({INVARIANT_NOTE})"
         head = f"<code>{case['id']}</code>"

@@ -20,7 +20,7 @@ class Status(StrEnum):
 
     PASS = "pass"  # every case passed
     FAIL = "fail"  # at least one case fails the run
-    WARN = "warn"  # failures that do not fail the run (recommended level, xpass without --strict)
+    WARN = "warn"  # warnings, failures that do not fail the run (xpass without --strict)
     SKIP = "skip"  # nothing failed, but some cases were skipped or are known failures
     EMPTY = "empty"  # this SDK ran no case of this category (e.g. one shard of a run)
 
@@ -31,6 +31,8 @@ class Cell:
 
     counts: dict[str, int]
     fails_run: int
+    #: Cases counted as warnings (`CaseResult.counts_as_warning`): no outcome of their own.
+    warnings: int = 0
 
     @property
     def total(self) -> int:
@@ -46,7 +48,7 @@ class Cell:
             return Status.EMPTY
         if self.fails_run:
             return Status.FAIL
-        if self.counts["fail"] or self.counts["error"] or self.counts["xpass"]:
+        if self.counts["fail"] or self.counts["error"] or self.counts["xpass"] or self.warnings:
             return Status.WARN
         if self.passed < self.total:
             return Status.SKIP
@@ -59,15 +61,22 @@ class Cell:
             return "-"
         head = f"{self.passed}/{self.total}"
         rest = [f"{self.counts[o.value]} {o.value}" for o in _NOT_PASSING if self.counts[o.value]]
+        if self.warnings:
+            rest.append(f"{self.warnings} warn")
         return " ".join([head, *rest])
 
     def to_json(self) -> dict:
-        return {**self.counts, "total": self.total, "fails_run": self.fails_run}
+        record = {**self.counts, "total": self.total, "fails_run": self.fails_run}
+        return {**record, "warnings": self.warnings}
 
     @classmethod
     def from_json(cls, record: dict) -> Cell:
         """A cell of the JSON report's `matrix` (what the file formats render from)."""
-        return cls({o.value: record.get(o.value, 0) for o in Outcome}, record["fails_run"])
+        return cls(
+            {o.value: record.get(o.value, 0) for o in Outcome},
+            record["fails_run"],
+            record.get("warnings", 0),
+        )
 
 
 @dataclass(frozen=True)
@@ -132,6 +141,7 @@ def _cell(cases: list[CaseResult], strict: bool, lenient: bool) -> Cell:
     return Cell(
         counts=counts(case.outcome for case in cases),
         fails_run=sum(1 for case in cases if case.fails_run(strict, lenient)),
+        warnings=sum(1 for case in cases if case.counts_as_warning),
     )
 
 
@@ -151,5 +161,7 @@ def case_status(case: CaseResult, strict: bool, lenient: bool = False) -> Status
     except that a failure the run tolerates is a warning and one it does not is a failure."""
     if case.fails_run(strict, lenient):
         return Status.FAIL
+    if case.warned:
+        return Status.WARN
     status = OUTCOME_STATUS[case.outcome]
     return Status.WARN if status is Status.FAIL else status

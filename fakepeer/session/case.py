@@ -136,7 +136,7 @@ def _play(
                 if step.same_as:
                     found = [*found, *check_same_as(step.same_as, answer, answers)]
                 # later differences may only follow from the first failing step: say so
-                after_first = bool(findings)
+                after_first = any(not finding.recommended for finding in findings)
                 if found:
                     where = f"step {index + 1}, expect {step.kind}"
                     findings.extend(finding.at(where, after_first) for finding in found)
@@ -209,18 +209,43 @@ def _finished(
     wire: WireLog,
     findings: list[Finding],
 ) -> CaseResult:
-    """The result of a script played to its end: pass, or fail with its differences."""
+    """The result of a script played to its end: pass, or fail with its differences. A case
+    whose differences are all in recommended parts passes with them as warnings."""
     if not findings:
         return _result(fixture, Outcome.PASS, wire)
+    if fixture.level == "recommended":
+        findings = recommended_level(findings, fixture.rule.decision or "")
     kinds = sorted({finding.kind for finding in findings})
+    count = f"{len(findings) + _dropped(findings):,}"
+    if all(finding.recommended for finding in findings):
+        return _result(
+            fixture,
+            Outcome.PASS,
+            wire,
+            reason=f"{count} difference(s) in recommended parts only: {', '.join(kinds)}",
+            findings=findings,
+            stderr=session.stderr_tail(),
+        )
     return _result(
         fixture,
         Outcome.FAIL,
         wire,
-        reason=f"{len(findings) + _dropped(findings):,} difference(s): {', '.join(kinds)}",
+        reason=f"{count} difference(s): {', '.join(kinds)}",
         findings=findings,
         stderr=session.stderr_tail(),
     )
+
+
+def recommended_level(findings: Sequence[Finding], rule: str) -> list[Finding]:
+    """The findings of a `recommended` fixture: every one a warning (with the fixture's
+    decision), but a broken invariant, which RFD 2 demands of every pass whatever the level."""
+    result = [f if f.kind == "invariant" else f.as_recommended(rule) for f in findings]
+    if isinstance(findings, CappedFindings):
+        capped = CappedFindings()
+        capped.extend(result)
+        capped.dropped += findings.dropped
+        return capped
+    return result
 
 
 def _error(
@@ -324,7 +349,7 @@ def _effects(step: ExpectStep, invoke: dict, answer: dict, events: list[dict]) -
     findings = CappedFindings()
     check_invariants(invoke, answer, events, findings)
     if step.trace is not None:
-        findings.extend(check_expected_trace(step.trace, events))
+        findings.extend(check_expected_trace(step.trace, events, step.recommend))
     return findings
 
 

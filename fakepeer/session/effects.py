@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from fakepeer.cases.model import ExpectedTrace
-from fakepeer.compare import Finding
+from fakepeer.compare import Finding, VaryPattern
 
 
 @dataclass(frozen=True)
@@ -301,8 +301,12 @@ def check_delivered(
     return problems
 
 
-def check_expected_trace(expected: ExpectedTrace, events: Sequence[dict]) -> list[Finding]:
-    """The fixture's own `trace`: same number of events, each equal (or equal on its members)."""
+def check_expected_trace(
+    expected: ExpectedTrace, events: Sequence[dict], recommend: Sequence[tuple[str, str]] = ()
+) -> list[Finding]:
+    """The fixture's own `trace`: same number of events, each equal (or equal on its members).
+    An event that differs only in members a `recommend` pointer `/trace/N/member` names is a
+    recommended finding (a warning), like any recommended part of the answer."""
     findings: list[Finding] = []
     if expected.only:
         events = [event for event in events if event.get("event") in expected.only]
@@ -320,10 +324,33 @@ def check_expected_trace(expected: ExpectedTrace, events: Sequence[dict]) -> lis
     for index, (want, got) in enumerate(zip(expected.events, events, strict=True)):
         seen = got if expected.match == "exact" else {k: got.get(k) for k in want}
         if seen != want:
-            findings.append(
-                Finding("trace", f"/trace/{index}", "trace event differs", want, dict(got))
-            )
+            finding = Finding("trace", f"/trace/{index}", "trace event differs", want, dict(got))
+            rule = _recommended_only(index, want, seen, recommend)
+            findings.append(finding if rule is None else finding.as_recommended(rule))
     return findings
+
+
+def _recommended_only(
+    index: int, want: dict, seen: dict, recommend: Sequence[tuple[str, str]]
+) -> str | None:
+    """The decision of the recommended trace members the event differs in alone, or None."""
+    parts = [
+        (VaryPattern(pointer), rule) for pointer, rule in recommend if pointer.startswith("/trace/")
+    ]
+    if not parts:
+        return None
+    patterns = [pattern for pattern, _ in parts]
+    here = ("trace", str(index))
+    relevant = [(p, r) for p, r in parts if p.may_match_below(here)]
+    if not relevant:
+        return None
+
+    def stripped(event: dict) -> dict:
+        return {k: v for k, v in event.items() if not any(p.matches((*here, k)) for p in patterns)}
+
+    if stripped(want) != stripped(seen):
+        return None
+    return relevant[0][1]
 
 
 def _kind(phase: str) -> str:

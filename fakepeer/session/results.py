@@ -80,14 +80,30 @@ class CaseResult:
         """Whether the case broke an effect invariant (a finding of kind `invariant`)."""
         return any(finding.kind == "invariant" for finding in self.findings)
 
+    @property
+    def warnings(self) -> list[Finding]:
+        """The differences in recommended parts (docs/fixtures.md "Levels inside a fixture")."""
+        return [finding for finding in self.findings if finding.recommended]
+
+    @property
+    def warned(self) -> bool:
+        """A pass whose only differences lie in recommended parts: a warning."""
+        return self.outcome is Outcome.PASS and any(f.recommended for f in self.findings)
+
+    @property
+    def counts_as_warning(self) -> bool:
+        """What the closing line counts as a warning, with or without --strict: a pass with
+        recommended differences, or a recommended-level failure that broke no invariant."""
+        return self.warned or is_warning(self.outcome, self.level, False, self.invariant_broken)
+
     def fails_run(self, strict: bool, lenient: bool = False) -> bool:
         """A case not run keeps any run from passing, whatever its level: it has no verdict."""
         return self.not_run or fails_run(
-            self.outcome, self.level, strict, lenient, self.invariant_broken
+            self.outcome, self.level, strict, lenient, self.invariant_broken, self.warned
         )
 
     def is_warning(self, strict: bool) -> bool:
-        return is_warning(self.outcome, self.level, strict, self.invariant_broken)
+        return is_warning(self.outcome, self.level, strict, self.invariant_broken, self.warned)
 
     def fails_only_by_invariant(self, strict: bool) -> bool:
         """Recommended, failing the run only through a broken invariant (reports say which)."""
@@ -108,6 +124,9 @@ class SdkRun:
 
     def counts(self) -> dict[str, int]:
         return counts(result.outcome for result in self.results)
+
+    def warning_count(self) -> int:
+        return sum(1 for result in self.results if result.counts_as_warning)
 
 
 @dataclass
@@ -133,7 +152,12 @@ class RunResult:
 
     def summary(self) -> str:
         """The closing line (`summary_line`) of this run."""
-        return summary_line(self.counts(), len(self.list_problems))
+        tally = {**self.counts(), "warnings": self.warning_count()}
+        return summary_line(tally, len(self.list_problems))
+
+    def warning_count(self) -> int:
+        """Cases counted as warnings, over every SDK (`CaseResult.counts_as_warning`)."""
+        return sum(sdk.warning_count() for sdk in self.sdks)
 
     def exit_status(self) -> int:
         """0 only when every required case passes or is a known failure (and no xpass unless
@@ -184,11 +208,14 @@ class CappedFindings(list):
         super().__init__()
         self.keep = keep
         self.dropped = 0
-        self._kinds: set[str] = set()
+        self._kinds: set[tuple[str, str]] = set()
 
     def append(self, finding: Finding) -> None:
-        if len(self) < self.keep or finding.kind not in self._kinds:
-            self._kinds.add(finding.kind)
+        # the first of every kind at every level is kept: a verdict reads both (a required
+        # difference dropped behind recommended ones would turn a failure into a warning)
+        key = (finding.kind, finding.level)
+        if len(self) < self.keep or key not in self._kinds:
+            self._kinds.add(key)
             super().append(finding)
         else:
             self.dropped += 1

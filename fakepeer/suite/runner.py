@@ -315,8 +315,8 @@ def _remember(recent: deque[CaseResult], result: CaseResult, session: SdkSession
 
 
 def _forget_wire(result: CaseResult) -> None:
-    if result.raw_outcome in (Outcome.PASS, Outcome.SKIP):
-        result.wire = []
+    if result.raw_outcome in (Outcome.PASS, Outcome.SKIP) and not result.findings:
+        result.wire = []  # a pass with warnings keeps its log, as a failure does
 
 
 def check_late_frame(session: SdkSession) -> None:

@@ -13,9 +13,10 @@ A kill must stand on its own and fail a CI gate (issue 20):
   usual run); then each (mutant, fixture) pair that failed there is played again alone, on a
   fresh host process (`run --isolate` on that fixture). Only a fixture that still fails alone is
   a killer; one that failed only after its neighbours is listed apart ("needs neighbours").
-- **Through the gate.** A failure that does not fail the run (a `recommended` fixture whose own
-  expectation differs, with no broken invariant) is a warning, not a kill: a mutant only such
-  warnings catch *survives the gate* and is reported as surviving.
+- **Through the gate.** A kill is a failure of a required part. A difference that does not fail
+  the run (in a `recommended` fixture, with no broken invariant, or only in the recommended parts
+  of a `required` fixture's expectation: a pass with a warning) is a warning, not a kill: a
+  mutant only such warnings catch *survives the gate* and is reported as surviving.
 - **Recommended behaviour only.** A mutant whose catalog entry names a decision under
   `recommended_only` breaks only what the corpus checks at the `recommended` level (the server
   could tolerate either answer, docs/fixtures.md "Levels"). It is by design no gate failure: it
@@ -41,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fakepeer.cases import Fixture, load_fixtures, repository_root
-from fakepeer.session import Outcome, SdkRun, SdkTarget
+from fakepeer.session import CaseResult, Outcome, SdkRun, SdkTarget
 from fakepeer.suite import RunOptions, run_suite
 from fakepeer.transport.http import start_command
 from fakepeer.transport.process import SubprocessTransport
@@ -236,7 +237,14 @@ def in_catalog_order(names: Iterable[str]) -> list[str]:
 
 
 def failing_ids(run: SdkRun) -> set[str]:
-    return {case.id for case in run.results if case.raw_outcome in FAILING}
+    """Cases that fail, error, or pass with differences in recommended parts (warnings)."""
+    return {case.id for case in run.results if case.raw_outcome in FAILING or warned(case)}
+
+
+def warned(case: CaseResult) -> bool:
+    """A pass whose differences all lie in recommended parts (docs/fixtures.md "Levels inside a
+    fixture"): it catches a mutant as a warning, never as a kill."""
+    return case.raw_outcome is Outcome.PASS and any(f.recommended for f in case.findings)
 
 
 def gate_failing_ids(run: SdkRun) -> set[str]:

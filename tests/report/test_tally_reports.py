@@ -133,8 +133,9 @@ def test_tally_cells(two_sdks) -> None:
     assert tally.cell("timers", "sdk-b").text == "0/1 1 skip"
     assert tally.cell("timers", "sdk-b").status == "skip"
     assert tally.cell("errors", "sdk-a").text == "0/1 1 error"
-    assert tally.totals["sdk-a"].text == "4/8 3 fail 1 error"
-    assert tally.totals["sdk-b"].text == "2/8 4 fail 1 error 1 skip"
+    # t.warn differs only at a recommended level: a pass, counted again as a warning
+    assert tally.totals["sdk-a"].text == "5/8 2 fail 1 error 1 warn"
+    assert tally.totals["sdk-b"].text == "3/8 3 fail 1 error 1 skip 1 warn"
 
 
 def test_recommended_failures_alone_make_a_warning_cell() -> None:
@@ -173,8 +174,8 @@ def test_console_prints_one_tally_after_the_sdk_details(two_sdks) -> None:
     assert rows["category"] == ["sdk-a", "sdk-b"]
     assert rows["discovery"] == ["3/3", "2/3 1 fail"]
     assert rows["timers"] == ["1/1", "0/1 1 skip"]
-    assert rows["values"] == ["0/3 3 fail", "0/3 3 fail"]
-    assert rows["total"] == ["4/8 3 fail 1 error", "2/8 4 fail 1 error 1 skip"]
+    assert rows["values"] == ["1/3 2 fail 1 warn", "1/3 2 fail 1 warn"]
+    assert rows["total"] == ["5/8 2 fail 1 error 1 warn", "3/8 3 fail 1 error 1 skip 1 warn"]
 
 
 def test_console_tally_cells_are_coloured(two_sdks) -> None:
@@ -191,7 +192,8 @@ def test_console_with_one_sdk_has_no_tally(fixtures) -> None:
 
 
 def test_the_summary_line_sums_every_sdk(two_sdks) -> None:
-    assert summary_line(two_sdks.counts()) == "6 passed, 7 failed, 2 errors, 1 skipped"
+    assert summary_line(two_sdks.counts()) == "8 passed, 5 failed, 2 errors, 1 skipped"
+    assert two_sdks.summary() == "8 passed, 5 failed, 2 errors, 1 skipped, 2 warnings"
 
 
 # ----------------------------------------------------------------------------- JSON
@@ -225,6 +227,7 @@ def test_json_tally_validates_and_counts(two_sdks, info) -> None:
         "xpass": 0,
         "total": 3,
         "fails_run": 1,
+        "warnings": 0,
     }
     assert [total["total"] for total in matrix["totals"]] == [8, 8]
     assert document["summary"]["total"] == 16  # the old fields stay
@@ -287,13 +290,13 @@ def test_junit_has_one_suite_per_sdk(two_sdks) -> None:
     a, b = suites
     assert (a.get("tests"), a.get("failures"), a.get("errors"), a.get("skipped")) == (
         "8",
-        "3",
+        "2",
         "1",
         "0",
     )
     assert (b.get("tests"), b.get("failures"), b.get("errors"), b.get("skipped")) == (
         "8",
-        "4",
+        "3",
         "1",
         "1",
     )
@@ -311,7 +314,9 @@ def test_markdown_has_the_tally_and_failures_per_sdk(two_sdks) -> None:
     section_b = text.split("## SDK `sdk-b`", 1)[1]
     assert "<code>t.diverge</code>" in section_b
     assert "<code>t.diverge</code>" not in text.split("## SDK `sdk-b`", 1)[0]
-    assert text.rstrip().endswith("**6 passed, 7 failed, 2 errors, 1 skipped** (exit status 1)")
+    assert text.rstrip().endswith(
+        "**8 passed, 5 failed, 2 errors, 1 skipped, 2 warnings** (exit status 1)"
+    )
 
 
 # ----------------------------------------------------------------------------- HTML
