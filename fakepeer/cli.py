@@ -14,7 +14,6 @@ import inspect
 import math
 import os
 import sys
-import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -62,6 +61,7 @@ from fakepeer.suite import DEFAULT_CASE_TIMEOUT, RunOptions, rerun, run_suite
 from fakepeer.suite import known_failures as known_lists
 from fakepeer.suite.order import bare_shuffle_argv, parse_seed
 from fakepeer.transport import CommandError, close_all
+from fakepeer.transport.inprocess import exiting_with
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -725,7 +725,7 @@ def _finish(result: RunResult, floor: int = 0, blockers: Sequence[str] = ()) -> 
     for problem in result.list_problems:
         tag = "warning" if result.lenient else "error"
         print(f"known failures: {tag}: {problem}", flush=True)
-    if result.interrupted:
+    if result.interrupted and interrupts.announce():
         not_run = sum(case.not_run for sdk in result.sdks for case in sdk.results)
         _say(
             f"interrupted by {interrupts.first_signal()}: {not_run} case(s) not run (errors "
@@ -845,17 +845,20 @@ register_changes(app)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Console-script entry: usage, fixture and report errors are one paragraph, exit status 2."""
-    interrupts.install()
-    sys.stdout = PipeSafeStream(sys.stdout)  # `run | head -1` must not cost the reports
-    command = typer.main.get_command(app)
-    _plain_help(command)
+    """Console-script entry: usage, fixture and report errors are one paragraph, exit status 2.
+    Called as the program (no `argv`), threads an in-process host left cannot hold it."""
     try:
+        interrupts.install()
+        sys.stdout = PipeSafeStream(sys.stdout)  # `run | head -1` must not cost the reports
+        command = typer.main.get_command(app)
+        _plain_help(command)
         args = bare_shuffle_argv(sys.argv[1:] if argv is None else argv)
         command.main(args=args, prog_name="ryusen-conform", standalone_mode=True)
         status = 0
     except SystemExit as exc:  # typer reports usage errors itself (exit status 2)
         status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
+        if status == EXIT_INTERRUPTED and interrupts.received():  # typer's silent Exit(130)
+            _say_interrupted("every SDK process was stopped")
     except (UsageProblem, RootError) as exc:
         _say(str(exc))
         status = EXIT_USAGE
@@ -865,13 +868,16 @@ def main(argv: list[str] | None = None) -> int:
         status = EXIT_USAGE
     except KeyboardInterrupt:
         close_all()
-        _say(f"interrupted by {interrupts.first_signal()}; every SDK process was stopped")
+        _say_interrupted("every SDK process was stopped")
         status = EXIT_INTERRUPTED
     finally:
         close_all()
     error = getattr(sys.stdout, "error", None)
     if error is not None:
         _say(f"standard output failed ({error}): the console output is lost, not the reports")
+    if argv is None:
+        interrupts.settle()
+        exiting_with(int(status))
     return int(status)
 
 
@@ -921,6 +927,12 @@ def _plain_help(command: object) -> None:
         _plain_help(sub)
 
 
+def _say_interrupted(consequence: str) -> None:
+    """The one line saying a signal ended the command (once, however many paths see it)."""
+    if interrupts.announce():
+        _say(f"interrupted by {interrupts.first_signal()}; {consequence}")
+
+
 def _say(message: str) -> None:
     print(
         f"ryusen-conform: error: {message}"
@@ -928,26 +940,3 @@ def _say(message: str) -> None:
         else f"ryusen-conform: {message}",
         file=sys.stderr,
     )
-
-
-def entry() -> None:
-    status = main()
-    lingering = [
-        thread
-        for thread in threading.enumerate()
-        if thread is not threading.current_thread() and not thread.daemon and thread.is_alive()
-    ]
-    if lingering:  # an in-process host's thread: the reports are written, do not wait for it
-        print(
-            f"ryusen-conform: warning: {len(lingering)} thread(s) an in-process host started "
-            f"still run ({', '.join(thread.name for thread in lingering[:3])}); exiting anyway",
-            file=sys.stderr,
-        )
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(status)
-    sys.exit(status)
-
-
-if __name__ == "__main__":
-    entry()

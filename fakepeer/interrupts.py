@@ -8,6 +8,7 @@ second Ctrl-C must not abandon it half-way (leaving hosts running).
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from types import FrameType
@@ -18,11 +19,13 @@ HANDLED = tuple(
     if hasattr(signal, name)
 )
 _received: list[int] = []
+_announced: list[bool] = []
 
 
 def install() -> None:
     """Route every signal that ends a run through `_on_signal` (main thread only)."""
     _received.clear()
+    _announced.clear()
     for signum in HANDLED:
         signal.signal(signum, _on_signal)
 
@@ -35,6 +38,30 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
     sys.stderr.write(f"ryusen-conform: {name} again: still stopping the SDK processes\n")
 
 
+def received() -> bool:
+    """Whether a signal has interrupted this process."""
+    return bool(_received)
+
+
+def announce() -> bool:
+    """True the first time it is asked after a signal: the interruption is said once only."""
+    if not _received or _announced:
+        return False
+    _announced.append(True)
+    return True
+
+
 def first_signal() -> str:
     """`SIGINT` (or the like) for the signal that interrupted the run; `Ctrl-C` if none seen."""
     return signal.Signals(_received[0]).name if _received else "SIGINT"
+
+
+def settle() -> None:
+    """Everything is written and the exit status decided: a signal from now on ends the process
+    at once with 128 + its number, never a traceback from the interpreter's shutdown."""
+    for signum in HANDLED:
+        signal.signal(signum, _exit_at_once)
+
+
+def _exit_at_once(signum: int, frame: FrameType | None) -> None:
+    os._exit(128 + signum)

@@ -178,10 +178,18 @@ def pytest_runtestloop(session: pytest.Session):  # type: ignore[no-untyped-def]
         session.config.hook.pytest_runtest_logreport(report=report)
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
+@pytest.hookimpl(hookwrapper=True, trylast=True)
+def pytest_sessionfinish(session: pytest.Session):  # type: ignore[no-untyped-def]
+    """Stop the SDK; once every plugin has finished, pass pytest's exit status on, so that a
+    thread an in-process host (`--ryusen-sdk python:...`) left cannot hold pytest for ever."""
     runner = session.config.stash.get(_RUNNER, None)
     if runner is not None:
         runner.close()
+    yield
+    if runner is not None:
+        from fakepeer.transport.inprocess import exiting_with
+
+        exiting_with(int(session.exitstatus))
 
 
 class ConformanceSuite(pytest.Collector):

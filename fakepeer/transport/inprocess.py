@@ -9,12 +9,15 @@ every check run unchanged. What it cannot do that a process can: be killed. A ho
 is abandoned on its (daemon) thread once the case times out; its pipes are closed so it ends
 at its next read or write. It runs with the bench's authority: `sys.exit` and `SystemExit` (at
 import or in the function) and `os._exit` on its threads end the host, not the bench; threads it
-leaves running do not keep the bench alive (`cli.entry`); what no thread can stop (`os.kill` of
-the bench, `os.abort`, native code holding the interpreter) is the host's to avoid.
+leaves running do not keep the bench alive (`exiting_with`: the process ends without waiting for
+them, with a one-line note); what no thread can stop (`os.kill` of the bench, `os.abort`, native
+code holding the interpreter) is the host's to avoid.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import importlib
 import os
 import sys
@@ -229,6 +232,45 @@ def _guard_exit() -> None:
     if threading.excepthook is not _thread_ended:
         _HOOKS.append(threading.excepthook)
         threading.excepthook = _thread_ended
+        with contextlib.suppress(RuntimeError):  # the interpreter is already shutting down
+            threading._register_atexit(_leave_lingering_threads)  # type: ignore[attr-defined]
+
+
+#: The status the process exits with, as its entry point (the command line, the pytest
+#: plugin) said: needed to exit with it when a host's thread is left behind.
+_STATUS: list[int] = []
+
+
+def exiting_with(status: int) -> None:
+    """The entry point is about to end the process with `status`: say it, so that threads an
+    in-process host left running cannot hold the process (the interpreter would wait for
+    every non-daemon thread for ever, after the reports and the summary were written)."""
+    _STATUS[:] = [int(status)]
+
+
+def _leave_lingering_threads() -> None:
+    """At interpreter exit, before it waits for non-daemon threads: when any still run (only an
+    in-process host starts them), say so in one line and end the process now with the status
+    the entry point gave (1 when none was given: no verdict is claimed that nobody made)."""
+    lingering = [
+        thread
+        for thread in threading.enumerate()
+        if thread is not threading.current_thread() and not thread.daemon and thread.is_alive()
+    ]
+    if not lingering:
+        return
+    status = _STATUS[0] if _STATUS else 1
+    names = ", ".join(thread.name for thread in lingering[:3])
+    with contextlib.suppress(Exception):
+        sys.stderr.write(
+            f"ryusen-conform: warning: {len(lingering)} thread(s) an in-process host started "
+            f"still run ({names}); exiting with status {status} without waiting for them\n"
+        )
+    atexit._run_exitfuncs()  # what the interpreter would still have done (coverage, logging)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    _REAL_EXIT(status)
 
 
 _HOOKS: list = []

@@ -1,0 +1,52 @@
+"""Issue 36: a signal in the first half second (the command line's imports, typer building the
+commands) is the same one line and exit status 130 as later on, never a traceback."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+#: Moments from the process's start: imports, typer's command building, the run's start.
+DELAYS = (0.08, 0.15, 0.22, 0.3, 0.38, 0.46, 0.55, 0.7)
+
+
+def _interrupted_at(delay: float, argv: list[str]) -> tuple[int, str]:
+    process = subprocess.Popen(
+        argv, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    time.sleep(delay)
+    process.send_signal(signal.SIGINT)
+    try:
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    return process.returncode, err
+
+
+@pytest.mark.parametrize(
+    "launcher",
+    [
+        ["-m", "fakepeer"],
+        ["-c", "from fakepeer.__main__ import entry; entry()"],
+    ],
+    ids=["python -m", "console script"],
+)
+def test_sigint_while_starting_is_one_line(launcher: list[str]) -> None:
+    argv = [sys.executable, *launcher, "run", "-k", "values", "--timeout", "5"]
+    for delay in DELAYS:
+        status, err = _interrupted_at(delay, argv)
+        if "Traceback" in err and "fakepeer" not in err and "typer" not in err:
+            continue  # still inside the interpreter's own start-up: beyond any program's reach
+        assert "Traceback" not in err, f"at {delay} s:\n{err}"
+        assert status == 130, f"at {delay} s (exit {status}):\n{err}"
+        assert "ryusen-conform: interrupted by SIGINT" in err, f"at {delay} s:\n{err}"
