@@ -49,6 +49,7 @@ from fakepeer.report import (
     to_document,
 )
 from fakepeer.report.document import order_text, selection_of
+from fakepeer.report.merge import MISSING_REASON
 from fakepeer.session import (
     EXIT_INTERRUPTED,
     EXIT_USAGE,
@@ -737,7 +738,12 @@ def _finish(result: RunResult, floor: int = 0, blockers: Sequence[str] = ()) -> 
             f"the bench itself failed on {internal} case(s) (see `internal error` in "
             "their reasons); this run is no verdict: please report it"
         )
-    cut = [case for sdk in result.sdks for case in sdk.results if case.not_run]
+    cut = [
+        case
+        for sdk in result.sdks
+        for case in sdk.results
+        if case.not_run and case.reason != MISSING_REASON  # merge says those itself
+    ]
     if cut and not result.interrupted:
         bounds = [b for b in ("--max-time", "--maxfail") if any(b in c.reason for c in cut)]
         blockers = [

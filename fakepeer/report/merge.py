@@ -6,7 +6,6 @@ SDKs in the order they first appear, so the tally columns stay in `--sdk` order.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +14,8 @@ from fakepeer import __version__
 from fakepeer.cases.selection import Shard
 from fakepeer.report.catalog import CaseInfo, catalog_from_document
 from fakepeer.report.document import ReportError, read_document, run_from_document, selection_of
-from fakepeer.session.results import RunResult, SdkRun
+from fakepeer.session.outcomes import Outcome
+from fakepeer.session.results import CaseResult, RunResult, SdkRun
 
 
 @dataclass
@@ -31,8 +31,15 @@ class Merged:
     #: The corpus version every report recorded (None when unknown or they differ).
     corpus: dict | None = None
     #: Selected cases no report holds (only with --allow-partial): the merge is then no verdict
-    #: on them, so it cannot be green.
+    #: on them, so it cannot be green; each is in the merged run as a case not run.
     missing: int = 0
+
+
+#: The reason of a selected case no merged report holds (`merge --allow-partial`).
+MISSING_REASON = (
+    "not run: no merged report holds this selected case (merge --allow-partial), so there is "
+    "no verdict on it; the selection records only how many cases it has, not which"
+)
 
 
 def merge_documents(
@@ -52,20 +59,23 @@ def merge_documents(
         raise ReportError("merge needs at least one report")
     documents = [(path, read_document(path)) for path in paths]
     _check_versions(documents)
+    _check_corpora(documents)
     _check_options(documents)
     groups = _selection_groups(documents, allow_mixed)
     merged: dict[str, SdkRun] = {}
     catalog: dict[str, CaseInfo] = {}
     list_problems: list[str] = []
     statuses = {str(path): int(document.get("exit_status", 0)) for path, document in documents}
-    missing = 0
+    lacking: dict[str, int] = {}
     for group in groups:
         if not allow_partial:
             _check_shards(group)
         runs = _merge_group(group, catalog, list_problems)
         selection = group[0][1]["selection"]
         for sdk in runs.values():
-            missing = max(missing, _check_complete(sdk, selection, allow_partial))
+            lacking[sdk.label] = lacking.get(sdk.label, 0) + _check_complete(
+                sdk, selection, allow_partial
+            )
             target = merged.get(sdk.label)
             if target is None:
                 merged[sdk.label] = sdk
@@ -73,7 +83,9 @@ def merge_documents(
                 _absorb(target, sdk, group[0][0])
     first = documents[0][1]
     for sdk in merged.values():
+        sdk.results += _placeholders(lacking.get(sdk.label, 0))
         sdk.results.sort(key=lambda case: case.id)
+    missing = max(lacking.values(), default=0)
     run = RunResult(
         sdks=list(merged.values()),
         strict=bool(first["strict"]),
@@ -85,9 +97,46 @@ def merge_documents(
         selection = first["selection"]
     else:  # the union of complete selections is itself a selection
         selection = selection_of(case.id for sdk in run.sdks[:1] for case in sdk.results)
-    corpora = {json.dumps(document.get("corpus"), sort_keys=True) for _, document in documents}
-    corpus = json.loads(corpora.pop()) if len(corpora) == 1 else None
+    corpus = first.get("corpus")  # one for all: _check_corpora
     return Merged(run, catalog, selection, shard_statuses=statuses, corpus=corpus, missing=missing)
+
+
+def _placeholders(count: int) -> list[CaseResult]:
+    """One case not run per selected case no report holds: every report format then counts
+    them as errors and the merged document's exit status is never 0 (its ids are no fixture
+    ids: the reports record the selection's size and hash, never which ids are missing)."""
+    return [
+        CaseResult(
+            id=f"<missing {index} of {count}>",
+            category="missing",
+            level="required",
+            outcome=Outcome.ERROR,
+            raw_outcome=Outcome.ERROR,
+            reason=MISSING_REASON,
+            not_run=True,
+        )
+        for index in range(1, count + 1)
+    ]
+
+
+def _check_corpora(documents: list[tuple[Path, dict]]) -> None:
+    """Shards of one run loaded one corpus: the same fixture ids with other content (another
+    fingerprint) or another recorded version are another run, so their merge is no verdict."""
+    first_path, first = documents[0]
+    for path, document in documents[1:]:
+        if document.get("corpus") != first.get("corpus"):
+            raise ReportError(
+                f"{path} and {first_path} were run on different fixture corpora "
+                f"({_corpus_text(document.get('corpus'))} and "
+                f"{_corpus_text(first.get('corpus'))}): shards of one run load one corpus; "
+                "re-run the odd one"
+            )
+
+
+def _corpus_text(corpus: object) -> str:
+    if not isinstance(corpus, dict):
+        return "no default corpus"
+    return f"corpus {corpus.get('version')}, {corpus.get('fingerprint')}"
 
 
 def _check_versions(documents: list[tuple[Path, dict]]) -> None:
