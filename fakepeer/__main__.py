@@ -6,6 +6,7 @@ second of them), so a Ctrl-C at any moment is one line and exit status 130, neve
 
 from __future__ import annotations
 
+import os
 import sys
 
 from fakepeer import interrupts
@@ -24,7 +25,10 @@ def entry() -> None:
             f"ryusen-conform: interrupted by {interrupts.first_signal()} while starting; "
             "nothing was run\n"
         )
-        sys.exit(_INTERRUPTED)
+        sys.stderr.flush()
+        os._exit(
+            _INTERRUPTED
+        )  # nothing started yet; the interpreter's own exit could re-raise SIGINT
     sys.exit(main())
 
 

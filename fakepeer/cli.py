@@ -855,6 +855,7 @@ def main(argv: list[str] | None = None) -> int:
     Called as the program (no `argv`), threads an in-process host left cannot hold it."""
     try:
         interrupts.install()
+        interrupts.pending()  # a signal during the imports whose interrupt was swallowed
         sys.stdout = PipeSafeStream(sys.stdout)  # `run | head -1` must not cost the reports
         command = typer.main.get_command(app)
         _plain_help(command)

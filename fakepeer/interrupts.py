@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
 from types import FrameType
 
 HANDLED = tuple(
@@ -23,11 +24,29 @@ _announced: list[bool] = []
 
 
 def install() -> None:
-    """Route every signal that ends a run through `_on_signal` (main thread only)."""
+    """Route every signal that ends a run through `_on_signal` (main thread only). Installed
+    before the command line's imports and again by it: a signal received in between stays
+    received (its KeyboardInterrupt may have been swallowed, see `pending`)."""
+    if signal.getsignal(HANDLED[0]) is _on_signal:
+        return
     _received.clear()
     _announced.clear()
     for signum in HANDLED:
         signal.signal(signum, _on_signal)
+    if sys.unraisablehook is not _unraisable:
+        _HOOKS.append(sys.unraisablehook)
+        sys.unraisablehook = _unraisable
+
+
+_HOOKS: list = []
+
+
+def _unraisable(unraisable: object) -> None:
+    """An interrupt Python had to swallow is not printed as a traceback: `pending` raises it
+    again where it can be handled. Anything else is shown as before."""
+    if getattr(unraisable, "exc_type", None) is KeyboardInterrupt and _received:
+        return
+    _HOOKS[0](unraisable)
 
 
 def _on_signal(signum: int, frame: FrameType | None) -> None:
@@ -41,6 +60,14 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
 def received() -> bool:
     """Whether a signal has interrupted this process."""
     return bool(_received)
+
+
+def pending() -> None:
+    """Raise KeyboardInterrupt again when a signal was received: the one its handler raised can
+    be swallowed where Python ignores exceptions (a weak reference's callback in the import
+    system, a `__del__`), and the command must stop all the same. Main thread only."""
+    if _received and threading.current_thread() is threading.main_thread():
+        raise KeyboardInterrupt
 
 
 def announce() -> bool:

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fakepeer import interrupts
 from fakepeer.cases.model import Fixture
 from fakepeer.compare import Comparer
 from fakepeer.protocol import fastpath
@@ -254,6 +255,7 @@ def _work(shared: _Shared) -> None:
 def _serve(session: SdkSession, shared: _Shared, recent: deque[CaseResult]) -> None:
     options, overall, on_result = shared.options, shared.overall, shared.on_result
     while not shared.stop.is_set():
+        interrupts.pending()  # a signal whose KeyboardInterrupt something swallowed
         try:
             fixture = shared.cases.popleft()
         except IndexError:
