@@ -1,34 +1,47 @@
 """`python -m fakepeer` is `ryusen-conform`, and `entry` is its console script.
 
-Why here: the signals that end a run are routed before the command line's imports (half a
-second of them), so a Ctrl-C at any moment is one line and exit status 130, never a traceback.
+Why here: the signals that end a run are routed first (by the built-in `_signal`, before even
+the `signal` module is imported), then the command line is imported (half a second of
+imports), so a Ctrl-C at any moment is one line and exit status 130, never a traceback.
 """
 
 from __future__ import annotations
 
+import _signal
 import os
 import sys
 
-from fakepeer import interrupts
-
 #: The exit status of a run a signal ended (as fakepeer.session's EXIT_INTERRUPTED).
 _INTERRUPTED = 130
+#: The signals that end a run (fakepeer.interrupts.HANDLED), by number without `signal`.
+_NAMES = {
+    getattr(_signal, name): name
+    for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT")
+    if hasattr(_signal, name)
+}
+_early: list[int] = []
+
+
+def _on_early_signal(signum: int, frame: object) -> None:
+    _early.append(signum)
+    if len(_early) == 1:
+        raise KeyboardInterrupt
 
 
 def entry() -> None:
     """The console script: route the signals, import the command line, run it."""
-    interrupts.install()
     try:
+        for signum in _NAMES:
+            _signal.signal(signum, _on_early_signal)
+        from fakepeer import interrupts
+
+        interrupts.install(earlier=_early)
         from fakepeer.cli import main
     except KeyboardInterrupt:
-        sys.stderr.write(
-            f"ryusen-conform: interrupted by {interrupts.first_signal()} while starting; "
-            "nothing was run\n"
-        )
+        name = _NAMES.get(_early[0], "SIGINT") if _early else "SIGINT"
+        sys.stderr.write(f"ryusen-conform: interrupted by {name} while starting; nothing was run\n")
         sys.stderr.flush()
-        os._exit(
-            _INTERRUPTED
-        )  # nothing started yet; the interpreter's own exit could re-raise SIGINT
+        os._exit(_INTERRUPTED)  # nothing started yet; the interpreter's exit could re-raise SIGINT
     sys.exit(main())
 
 

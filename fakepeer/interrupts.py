@@ -12,6 +12,7 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Sequence
 from types import FrameType
 
 HANDLED = tuple(
@@ -23,13 +24,14 @@ _received: list[int] = []
 _announced: list[bool] = []
 
 
-def install() -> None:
+def install(earlier: Sequence[int] = ()) -> None:
     """Route every signal that ends a run through `_on_signal` (main thread only). Installed
-    before the command line's imports and again by it: a signal received in between stays
-    received (its KeyboardInterrupt may have been swallowed, see `pending`)."""
+    before the command line's imports and again by it: a signal received in between (or
+    `earlier`, by fakepeer.__main__) stays received (its KeyboardInterrupt may have been
+    swallowed, see `pending`)."""
     if signal.getsignal(HANDLED[0]) is _on_signal:
         return
-    _received.clear()
+    _received[:] = earlier
     _announced.clear()
     for signum in HANDLED:
         signal.signal(signum, _on_signal)
