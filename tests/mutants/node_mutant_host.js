@@ -20,6 +20,7 @@ import { sdkError } from '../../runners/node/src/errors.js';
 import { createHmac } from 'node:crypto';
 import { Trace, serve, serveProcess } from '../../runners/node/host.js';
 import { Session } from '../../runners/node/src/worker.js';
+import { FrameReader } from '../../runners/node/src/framing.js';
 import { Guard, HttpSession, hooks as httpHooks, serveHttp } from '../../runners/node/http.js';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -563,6 +564,34 @@ const PATCHES = {
         const decision = original.call(this, stepId, source);
         if (decision.kind === 'blocked') decision.firstSource = decision.duplicateSource;
         return decision;
+      },
+    );
+  },
+  'node:version-major-first-char'() {
+    // The reference parses versions in ES module functions no patch can reach: the frame is
+    // read as they would read it with the fault, a major taken from its first character ("10.0"
+    // as "1.0"), in the envelope and in a register_ack's body.
+    wrap(FrameReader.prototype, 'next', (original) =>
+      async function next() {
+        const payload = await original.call(this);
+        if (payload === null) return payload;
+        let document;
+        try {
+          document = JSON.parse(payload.toString('utf8'));
+        } catch {
+          return payload;
+        }
+        if (document === null || typeof document !== 'object') return payload;
+        const misread = (version) => {
+          const match = typeof version === 'string' ? /^([1-9])[0-9]+\.(0|[1-9][0-9]*)$/.exec(version) : null;
+          return match === null ? version : `${match[1]}.${match[2]}`;
+        };
+        const body = document.body;
+        // the envelope's version, and the version a register_ack names (§7.2)
+        const ack = document.kind === 'register_ack' && body !== null && typeof body === 'object';
+        const read = { ...document, version: misread(document.version), ...(ack ? { body: { ...body, version: misread(body.version) } } : {}) };
+        if (read.version === document.version && (!ack || read.body.version === body.version)) return payload;
+        return Buffer.from(JSON.stringify(read), 'utf8');
       },
     );
   },

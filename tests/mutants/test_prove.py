@@ -114,7 +114,7 @@ def test_add_rows_writes_a_new_mutants_row_over_the_whole_corpus(monkeypatch) ->
         played.append((list(names), len(fixtures)))
         return km.KillMatrix(
             fixtures=sorted([KNOWN, NEW, "values.depth-64-accepted"]),
-            baseline_failures={"python": ["values.broken"], "node": []},
+            baseline_failures={"python": [], "node": [NEW]},  # values.broken passed this time
             kills={"attempt-off-by-one": [KNOWN, NEW]},
             seconds=9.0,
             unapplicable={},
@@ -132,6 +132,7 @@ def test_add_rows_writes_a_new_mutants_row_over_the_whole_corpus(monkeypatch) ->
     assert matrix.warnings["attempt-off-by-one"] == ["values.depth-64-accepted"]
     assert matrix.kills["base64-padding-optional"] == [KNOWN]  # other rows untouched
     assert NEW in matrix.fixtures
+    assert matrix.baseline_failures == {"python": ["values.broken"], "node": [NEW]}  # a union
     assert "4 mutants, 5 fixtures, " in prove.render(parsed)
 
 
