@@ -406,7 +406,7 @@ class ModelServer:
             ):
                 self._deadline(child)
         error = server_error("sdk.timeout", f"the run's {run.deadline_source} deadline passed")
-        if run.status == COMPENSATING and run.error is not None:
+        if run.unwinding and run.error is not None:  # blocked mid-unwind too (D-BLOCKED-UNWIND)
             # the unwind stops where it is; the failure it was undoing is kept as the cause
             error["cause"] = run.error  # (D-COMPENSATION-DEADLINE)
         run.error = error
@@ -460,12 +460,29 @@ class ModelServer:
         else:
             self._blocked(run, answer_body, entry)
 
-    def _blocked(self, run: RunState, body: dict, entry: Entry) -> None:
-        """definition_blocked: the run waits for a code change [S73]."""
+    def _blocked(
+        self, run: RunState, body: dict, entry: Entry, operation: Operation | None = None
+    ) -> None:
+        """definition_blocked: the run waits for a code change [S73], remembering the targeted
+        operation it blocked on, if any, so the change resumes it there (D-BLOCKED-UNWIND)."""
         entry.detail = body.get("step_id", "")
         run.blocker = {"reason": body.get("reason"), "step_id": body.get("step_id")}
+        run.blocked_on = (operation.step_id, operation.phase) if operation is not None else None
         run.status = BLOCKED
         self._note(run, "blocked until the code changes")
+
+    def _resume(self, run: RunState) -> None:
+        """A code change: a run blocked on a compensation target goes on unwinding, offered the
+        same target at the same attempt (definition_blocked ran nothing, so no physical attempt
+        happened); any other blocked run is discovered again (D-BLOCKED-UNWIND) [S73, S114]."""
+        blocked_on, run.blocked_on, run.blocker = run.blocked_on, None, None
+        if blocked_on is not None and blocked_on[1] == "compensation":
+            run.status = COMPENSATING
+            self._note(run, f"code changed: compensation of {blocked_on[0]} offered again")
+            self._forward_soon(run, run.operation(*blocked_on))
+            return
+        run.status = RUNNING
+        self._discover_soon(run)
 
     def _declared(
         self, run: RunState, declaration: dict, entry: Entry, sent: list[dict] | None = None
@@ -606,7 +623,7 @@ class ModelServer:
             entry.detail = answer_body["reason"]["code"]
             self._rejected(run, operation, answer_body["reason"])
         else:
-            self._blocked(run, answer_body, entry)
+            self._blocked(run, answer_body, entry, operation)
 
     def _identity_ok(self, run: RunState, target: dict, body: dict, entry: Entry) -> bool:
         """The answer names the attempt it settles; another identity is fenced out [S142]."""
@@ -890,9 +907,7 @@ class ModelServer:
             if item.kind == "code":
                 for run in self.runs.values():
                     if run.status == BLOCKED:
-                        run.status = RUNNING
-                        run.blocker = None
-                        self._discover_soon(run)
+                        self._resume(run)
         elif item.kind == "admission":
             self.link.set_admission(item.open)
             self._server_note("admission " + ("open" if item.open else "closed"))

@@ -98,6 +98,10 @@ class RunState:
     compensated: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     blocker: dict | None = None
+    #: The (step, phase) of the operation whose target answered definition_blocked, while the
+    #: run is blocked on it; None for a blocked discovery. Durable: a code change resumes the
+    #: run there, so a run blocked mid-unwind goes on unwinding (D-BLOCKED-UNWIND).
+    blocked_on: tuple[str, str] | None = None
     #: Armed timers not yet woken: step -> the instant recorded at acceptance (durable).
     timers: dict[str, int] = field(default_factory=dict)
     #: How many forward operations each step has had (a re-declared obsolete step: a new one).
@@ -106,6 +110,14 @@ class RunState:
     @property
     def terminal(self) -> bool:
         return self.status in TERMINAL
+
+    @property
+    def unwinding(self) -> bool:
+        """Whether the run is undoing a failure: compensating, or blocked on a compensation
+        target (it has not stopped unwinding, it waits for a code change to go on)."""
+        if self.status == BLOCKED:
+            return self.blocked_on is not None and self.blocked_on[1] == "compensation"
+        return self.status == COMPENSATING
 
     def required_capabilities(self) -> set[str]:
         """The protocol capabilities (§7.3) the run's durable history needs of a worker: each
@@ -117,7 +129,7 @@ class RunState:
             for declaration in self.declarations.values()
             if declaration.get("type") in CAPABILITY_OF
         }
-        if self.status == COMPENSATING or any(
+        if self.unwinding or any(
             declaration.get("has_compensation") for declaration in self.declarations.values()
         ):
             needed.add("compensation")

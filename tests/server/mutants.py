@@ -23,7 +23,7 @@ from fakepeer.server.events import EventLog
 from fakepeer.server.loop import ModelServer
 from fakepeer.server.releases import Connection
 from fakepeer.server.retry import DEFAULT_BACKOFF_MS, RetryPolicy
-from fakepeer.server.state import COMPENSATING, FAILED, Operation, RunState
+from fakepeer.server.state import BLOCKED, COMPENSATING, FAILED, RUNNING, Operation, RunState
 
 Patch = Callable[[contextlib.ExitStack], None]
 
@@ -536,6 +536,106 @@ def _restart_reanchors(stack: contextlib.ExitStack) -> None:
     _method(stack, ModelServer, "_server_restart", restart)
 
 
+# ------------------------------------------------- blocked runs (D-BLOCKED-UNWIND, issue 36)
+
+_RESUME = ModelServer._resume
+
+
+def _blocked_rediscovered_forward(stack: contextlib.ExitStack) -> None:
+    """The model server before issue 36: a code change rediscovers every blocked run as if it
+    were going forward, whatever it blocked on, so a run blocked mid-unwind unwinds again from
+    its newest completion (completed compensations offered again) or completes."""
+
+    def resume(self: ModelServer, run: RunState) -> None:
+        run.blocked_on, run.blocker, run.status = None, None, RUNNING
+        self._discover_soon(run)
+
+    _method(stack, ModelServer, "_resume", resume)
+
+
+def _blocked_resumed_at_next_attempt(phase: str) -> Patch:
+    """The blocked target of `phase` is offered again as the next attempt, as if the
+    definition_blocked answer had been a physical attempt."""
+
+    def patch(stack: contextlib.ExitStack) -> None:
+        def resume(self: ModelServer, run: RunState) -> None:
+            if run.blocked_on is not None and run.blocked_on[1] == phase:
+                operation = run.operations.get(run.blocked_on)
+                if operation is not None:
+                    operation.attempt += 1
+            _RESUME(self, run)
+
+        _method(stack, ModelServer, "_resume", resume)
+
+    return patch
+
+
+def _blocked_compensation_skipped(stack: contextlib.ExitStack) -> None:
+    """After the code change the blocked compensation target is recorded as a skip and the
+    unwind goes on with the next one."""
+
+    def resume(self: ModelServer, run: RunState) -> None:
+        if run.blocked_on is not None and run.blocked_on[1] == "compensation":
+            step_id = run.blocked_on[0]
+            run.blocked_on, run.blocker, run.status = None, None, COMPENSATING
+            run.skipped.append(step_id)
+            self._unwind_next(run)
+            return
+        _RESUME(self, run)
+
+    _method(stack, ModelServer, "_resume", resume)
+
+
+def _blocked_forward_made_obsolete(stack: contextlib.ExitStack) -> None:
+    """The code change makes the blocked forward target obsolete, so the step declared again is
+    a new operation (derived id, attempt 1) instead of the same one."""
+
+    def resume(self: ModelServer, run: RunState) -> None:
+        if run.blocked_on is not None and run.blocked_on[1] == "forward":
+            operation = run.operations.get(run.blocked_on)
+            if operation is not None:
+                operation.obsolete = True
+                run.declarations.pop(operation.step_id, None)
+        _RESUME(self, run)
+
+    _method(stack, ModelServer, "_resume", resume)
+
+
+def _blocked_never_resumed(stack: contextlib.ExitStack) -> None:
+    """A code change leaves blocked runs blocked."""
+    _method(stack, ModelServer, "_resume", lambda self, run: None)
+
+
+def _blocked_deadline_ignored(stack: contextlib.ExitStack) -> None:
+    """A blocked run's deadline is not enforced: nothing is in flight, so nothing times out."""
+
+    def deadline(self: ModelServer, run: RunState) -> None:
+        if run.status == BLOCKED:
+            return
+        _DEADLINE(self, run)
+
+    _method(stack, ModelServer, "_deadline", deadline)
+
+
+def _blocked_unwind_cause_lost(stack: contextlib.ExitStack) -> None:
+    """A run blocked mid-unwind is not taken for unwinding: its deadline's sdk.timeout record
+    loses the failure being undone as its cause (and routing its need of `compensation`)."""
+    unwinding = property(lambda self: self.status == COMPENSATING)
+    _method(stack, RunState, "unwinding", unwinding)
+
+
+def _restart_forgets_blocked_target(stack: contextlib.ExitStack) -> None:
+    """What a run blocked on is volatile: a server restart forgets it, so the code change after
+    it rediscovers a run blocked mid-unwind forward."""
+
+    def restart(self: ModelServer) -> None:
+        for run in self.runs.values():
+            run.blocked_on = None
+        _RESTART(self)
+
+    _method(stack, ModelServer, "_server_restart", restart)
+
+
 MUTANTS: tuple[ServerMutant, ...] = (
     ServerMutant(
         "timer-rearmed",
@@ -705,6 +805,51 @@ MUTANTS: tuple[ServerMutant, ...] = (
         "restart-reanchors",
         "a server restart re-anchors timers and wait timeouts at the restart",
         _restart_reanchors,
+    ),
+    ServerMutant(
+        "blocked-unwind-rediscovered-forward",
+        "a code change rediscovers a run blocked mid-unwind as if it were going forward",
+        _blocked_rediscovered_forward,
+    ),
+    ServerMutant(
+        "blocked-compensation-resumed-at-next-attempt",
+        "a blocked compensation target is offered again as the next attempt",
+        _blocked_resumed_at_next_attempt("compensation"),
+    ),
+    ServerMutant(
+        "blocked-forward-resumed-at-next-attempt",
+        "a blocked forward target is offered again as the next attempt",
+        _blocked_resumed_at_next_attempt("forward"),
+    ),
+    ServerMutant(
+        "blocked-compensation-target-skipped",
+        "after the code change a blocked compensation target is skipped and the unwind goes on",
+        _blocked_compensation_skipped,
+    ),
+    ServerMutant(
+        "blocked-forward-target-made-obsolete",
+        "after the code change a blocked forward target is obsolete: a new operation",
+        _blocked_forward_made_obsolete,
+    ),
+    ServerMutant(
+        "blocked-run-never-resumed",
+        "a code change leaves blocked runs blocked",
+        _blocked_never_resumed,
+    ),
+    ServerMutant(
+        "blocked-run-deadline-ignored",
+        "a blocked run's deadline is not enforced",
+        _blocked_deadline_ignored,
+    ),
+    ServerMutant(
+        "blocked-unwind-deadline-loses-cause",
+        "a deadline reached while blocked mid-unwind drops the failure being undone as its cause",
+        _blocked_unwind_cause_lost,
+    ),
+    ServerMutant(
+        "restart-forgets-blocked-target",
+        "a server restart forgets which target a blocked run blocked on",
+        _restart_forgets_blocked_target,
     ),
 )
 

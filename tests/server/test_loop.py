@@ -288,3 +288,62 @@ def test_retry_decision_reads_the_retryable_flag_only() -> None:
         _server(link).simulate("f", NULL)
         attempts.append([b["target"]["attempt"] for b in link.sent if b["mode"] == "forward"])
     assert attempts == [[1, 2, 3], [1, 2, 3]]
+
+
+def _unwinding_workflow(body: dict, link: FakeLink) -> tuple[str, dict]:
+    """Steps a, b then an uncaught failure; while the host's ambient `variant` is `broken`, a
+    compensation target answers definition_blocked (as a duplicate id in its replay would)."""
+    if body["mode"] == "compensate":
+        if link.ambient.get("variant") == "broken":
+            return "definition_blocked", {"reason": "duplicate_step_id", "step_id": "p"}
+        return "compensation_completed", echo_identity(body["target"], value=NULL)
+    if body["mode"] == "forward":
+        return "step_completed", echo_identity(body["target"], value=NULL)
+    done = {entry["step_id"] for entry in body["history"]}
+    for step in ("a", "b"):
+        if step not in done:
+            declaration = {
+                "type": "step",
+                "step_id": step,
+                "name": step,
+                "retry": {"max_attempts": 3, "backoff_ms": "1000"},
+                "has_compensation": True,
+            }
+            return "declared", {"declaration": declaration}
+    return "failed", {"error": {"category": "app.stop", "message": "", "retryable": False}}
+
+
+def test_a_run_blocked_mid_unwind_resumes_its_compensation_target() -> None:
+    """D-BLOCKED-UNWIND: after the code change the blocked compensation target is offered again
+    at the same attempt under a new fencing generation, never a forward discovery, and the unwind
+    goes on from there."""
+    link = FakeLink(lambda body: _unwinding_workflow(body, link))
+    link.ambient["variant"] = "broken"
+    script = [ScriptItem(5000, "code", key="variant", value="fixed")]
+    report = _server(link).simulate("f", NULL, script=script)
+    sent = [(body["mode"], body.get("target", {}).get("step_id")) for body in link.sent]
+    assert sent == [
+        ("discover", None),
+        ("forward", "a"),
+        ("discover", None),
+        ("forward", "b"),
+        ("discover", None),
+        ("compensate", "b"),
+        ("compensate", "b"),
+        ("compensate", "a"),
+    ]
+    blocked, resumed = link.sent[5]["target"], link.sent[6]["target"]
+    assert (resumed["operation_id"], resumed["attempt"]) == (blocked["operation_id"], 1)
+    assert resumed["fencing_generation"] != blocked["fencing_generation"]
+    assert report.root.status == "failed"
+    assert report.root.compensated == ["b", "a"]
+
+
+def test_a_deadline_while_blocked_mid_unwind_keeps_the_cause() -> None:
+    """D-COMPENSATION-DEADLINE holds while the run is blocked on a compensation target."""
+    link = FakeLink(lambda body: _unwinding_workflow(body, link))
+    link.ambient["variant"] = "broken"
+    report = _server(link, policy_timeout_ms=3000).simulate("f", NULL)
+    assert report.root.status == "timed_out"
+    assert report.root.error["category"] == "sdk.timeout"
+    assert report.root.error["cause"]["category"] == "app.stop"
