@@ -9,6 +9,7 @@ printed is exactly `N passed, N failed` (then `, N errors`, `, N skipped`, `, N 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import math
@@ -678,7 +679,12 @@ def _write_reports(document: dict, paths: dict[str, Path]) -> tuple[list[str], l
             failed.append(f"cannot write {reporter.noun} to {path}: {exc}")
             continue
         wrote.append(f"wrote {reporter.noun} to {path}")
+        _REPORTS_WRITTEN.append(path)
     return wrote, failed
+
+
+#: Report files this command wrote: with them, a console that failed costs no verdict.
+_REPORTS_WRITTEN: list[Path] = []
 
 
 def _show_run(console, result: RunResult, written: tuple[list[str], list[str]]) -> None:
@@ -853,6 +859,7 @@ register_changes(app)
 def main(argv: list[str] | None = None) -> int:
     """Console-script entry: usage, fixture and report errors are one paragraph, exit status 2.
     Called as the program (no `argv`), threads an in-process host left cannot hold it."""
+    _REPORTS_WRITTEN.clear()
     try:
         interrupts.install()
         interrupts.pending()  # a signal during the imports whose interrupt was swallowed
@@ -879,9 +886,16 @@ def main(argv: list[str] | None = None) -> int:
         status = EXIT_INTERRUPTED
     finally:
         close_all()
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()  # what is still buffered fails now, not after the status is decided
     error = getattr(sys.stdout, "error", None)
     if error is not None:
-        _say(f"standard output failed ({error}): the console output is lost, not the reports")
+        _say(
+            f"standard output failed ({error}): what this command printed is lost (reports "
+            "written to files are not)"
+        )
+        if status == 0 and not _REPORTS_WRITTEN:  # a listing, a timeline or a summary that
+            status = EXIT_USAGE  # nobody got is no success; a run's report still holds it
     if argv is None:
         interrupts.settle()
         exiting_with(int(status))
