@@ -13,6 +13,7 @@ import errno
 import os
 import stat
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
@@ -48,7 +49,10 @@ def replacing(path: Path) -> Iterator[IO[bytes]]:
             yield stream
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    _sweep(path)
+    handle, temporary = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp"
+    )
     try:
         with os.fdopen(handle, "wb") as stream:
             yield stream
@@ -60,6 +64,50 @@ def replacing(path: Path) -> Iterator[IO[bytes]]:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         raise
+
+
+#: A temporary file of the old naming (no writer's pid) older than this is a dead writer's.
+STALE_SECONDS = 3600.0
+
+
+def _sweep(path: Path) -> None:
+    """Remove the temporary files of earlier writers of `path` that died before renaming them
+    (SIGKILL, a power cut): named `.NAME.PID.XXXXXXXX.tmp`, each is removed once no process
+    has its PID (a name without one, of an older bench, once it is an hour old)."""
+    prefix = f".{path.name}."
+    try:
+        entries = list(os.scandir(path.parent))
+    except OSError:
+        return
+    for entry in entries:
+        name = entry.name
+        if not (name.startswith(prefix) and name.endswith(".tmp")):
+            continue
+        middle = name[len(prefix) : -len(".tmp")].split(".")
+        if len(middle) == 2 and middle[0].isdigit():
+            if _alive(int(middle[0])):
+                continue
+        elif len(middle) == 1:
+            with contextlib.suppress(OSError):
+                if time.time() - entry.stat(follow_symlinks=False).st_mtime < STALE_SECONDS:
+                    continue
+        else:
+            continue
+        with contextlib.suppress(OSError):
+            if entry.is_file(follow_symlinks=False):
+                os.unlink(entry.path)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True  # this process's own writer of the same path (another thread)
+    try:
+        os.kill(pid, 0)
+    except PermissionError:
+        return True  # another user's live process
+    except (ProcessLookupError, OverflowError, ValueError):
+        return False
+    return True
 
 
 def _is_special(path: Path) -> bool:
