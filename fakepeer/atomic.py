@@ -1,4 +1,5 @@
-"""Atomic file writes: every file the tool writes appears whole, or the old one stays.
+"""Atomic file writes: every file the tool writes appears whole, or the old one stays; and the
+one way to read a small text file whole (`read_text`) that a FIFO or a device cannot hang.
 
 Why: a report, a formatted fixture or an exported schema rewritten in place is torn by a full
 disk, a kill or a second run writing the same path. Here the new content goes to a temporary
@@ -173,3 +174,29 @@ def _mode_for(path: Path) -> int:
         umask = os.umask(0)
         os.umask(umask)
         return 0o666 & ~umask
+
+
+#: Most bytes `read_text` reads (a CHANGELOG, a release record, a kill matrix are far smaller).
+READ_LIMIT = 64 * 1024 * 1024
+
+
+def read_text(path: Path, limit: int = READ_LIMIT) -> str:
+    """The UTF-8 text of the regular file `path`; OSError (one line, naming the path) for
+    anything else. Opening a FIFO blocks until a writer comes and a device never ends, so
+    the file is opened without waiting and read only when it is a regular file."""
+    path = Path(path)
+    handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    try:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            raise OSError(errno.EINVAL, f"{path} is not a regular file (a FIFO or a device?)")
+        os.set_blocking(handle, True)
+        with os.fdopen(handle, "rb", closefd=False) as stream:
+            data = stream.read(limit + 1)
+    finally:
+        os.close(handle)
+    if len(data) > limit:
+        raise OSError(errno.EFBIG, f"{path} is larger than {limit:,} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise OSError(errno.EILSEQ, f"{path} is not UTF-8 text ({exc.reason})") from None

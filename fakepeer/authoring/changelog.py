@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fakepeer import atomic
+
 UNRELEASED = "Unreleased"
 _RELEASE = re.compile(
     r"^## (?P<package>\d+\.\d+\.\d+) — corpus (?P<corpus>\d+\.\d+), "
@@ -145,7 +147,7 @@ def _key(version: str | None) -> tuple[int, ...]:
 def read_changelog(path: Path) -> list[Release]:
     """CHANGELOG.md at `path`, parsed; ChangelogError when it is missing or malformed."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = atomic.read_text(path)  # a FIFO in its place must not hang `changes`
     except OSError as exc:
         raise ChangelogError(f"cannot read {path}: {exc.strerror or exc}") from None
     return parse(text)

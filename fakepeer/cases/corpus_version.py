@@ -19,6 +19,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fakepeer import atomic
+
 #: The record of the last release, inside the fixtures folder (not JSON, so never loaded as one).
 RELEASE_FILE = "corpus-release.txt"
 #: Members that never change a verdict: a digest ignores them (title, notes, rule text).
@@ -129,7 +131,7 @@ def read_release(fixtures_dir: Path) -> Release | None:
     """The recorded last release, or None when the folder has none (a corpus of one's own)."""
     path = fixtures_dir / RELEASE_FILE
     try:
-        text = path.read_text(encoding="utf-8")
+        text = atomic.read_text(path)  # a FIFO in its place must not hang every run
     except OSError:
         return None
     version, digests = None, {}

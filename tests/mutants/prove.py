@@ -295,7 +295,7 @@ def prove(
     ids = list(dict.fromkeys(ids))
     files, fixtures = find_fixtures(ids)
     try:
-        parsed = parse_markdown(matrix_file.read_text(encoding="utf-8"))
+        parsed = parse_markdown(atomic.read_text(matrix_file))  # a FIFO must not block
     except (OSError, UnicodeDecodeError) as exc:
         raise ProveError(f"cannot read {matrix_file}: {exc}", 2) from None
     known = km.catalog()
