@@ -128,6 +128,11 @@ class ReleaseRegistry:
         else:
             pool = candidates  # every candidate unversioned: balance, no recency claims
         pool.sort(key=lambda c: c.instance_id)
+        return self.pick(pool)
+
+    def pick(self, pool: list[Connection]) -> Connection:
+        """Balance across the newest release's healthy instances (a fleet's routing policy
+        overrides it: `server.routing`)."""
         return pool[next(self._turn) % len(pool)]
 
 

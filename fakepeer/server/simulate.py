@@ -190,11 +190,75 @@ def parse_faults(texts: list[str]) -> list[Fault]:
     return faults
 
 
+def fleet_options(
+    hosts: int, routing: str, seed: str, releases: list[str], roll_at: list[str]
+) -> dict | None:
+    """A fleet's routing from the command line (None for one host with no fleet option)."""
+    from fakepeer.server.routing import ROUTING_POLICIES
+
+    if routing not in ROUTING_POLICIES:
+        raise SimulateUsage(
+            f"--routing: expected one of {', '.join(ROUTING_POLICIES)}, not {routing!r}"
+        )
+    if releases and len(releases) != hosts:
+        raise SimulateUsage(f"--release: give one per --sdk ({hosts}), not {len(releases)}")
+    if roll_at and routing != "rolling":
+        raise SimulateUsage("--roll-at needs --routing rolling")
+    if len(roll_at) > hosts - 1:
+        raise SimulateUsage(f"--roll-at: at most one per later host ({hosts - 1})")
+    rolls = []
+    for text in roll_at:
+        if text.startswith("#"):
+            rolls.append({"invocations": parse_count(text[1:], "--roll-at #N", minimum=0)})
+        else:
+            rolls.append({"at_ms": parse_at(text, "--roll-at")})
+    if hosts == 1 and not releases and routing == "alternate":
+        return None
+    return {
+        "routing": routing,
+        "seed": parse_count(seed, "--seed"),
+        "releases": releases,
+        "rolls": rolls,
+    }
+
+
 def simulate(
     sdk: Annotated[
-        str | None,
+        list[str] | None,
         typer.Option(
-            "--sdk", help="Command starting a conformance host (default: bundled Python)."
+            "--sdk",
+            help="Command starting a conformance host (default: bundled Python). Repeat it for "
+            "a fleet: one run served by several hosts (docs/server.md, Fleets).",
+        ),
+    ] = None,
+    routing: Annotated[
+        str,
+        typer.Option(
+            "--routing",
+            help="A fleet's routing policy: alternate, random (seeded by --seed) or rolling "
+            "(the first host's release serves until --roll-at, then the next registers and "
+            "the old drains).",
+        ),
+    ] = "alternate",
+    seed: Annotated[
+        str, typer.Option("--seed", help="Seed of --routing random.", metavar="N")
+    ] = "0",
+    release: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--release",
+            help="The release each --sdk of a fleet registers, in --sdk order (default: its "
+            "own; with --routing rolling, a new one per later host).",
+            metavar="ID",
+        ),
+    ] = None,
+    roll_at: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--roll-at",
+            help="When --routing rolling moves to the next host: AT (ms or a duration) or #N "
+            "(after N invocations); repeatable, one per later host (default: #2, #4, ...).",
+            metavar="AT",
         ),
     ] = None,
     function: Annotated[
@@ -309,39 +373,53 @@ def simulate(
         policy = parse_policy(policy_default, policy_max, history_limit)
         most = parse_count(max_invocations, "--max-invocations", minimum=1)
         faults = parse_faults(fault or [])
-        target = command_target(sdk) if sdk else default_target()
+        targets = [command_target(command) for command in sdk] if sdk else [default_target()]
+        fleet = fleet_options(len(targets), routing, seed, release or [], roll_at or [])
     except (SimulateUsage, CommandError) as exc:
         typer.echo(f"ryusen-conform: error: {exc}", err=True)
         raise typer.Exit(2) from None
-    session = SdkSession(target.factory)
+    sessions = [SdkSession(target.factory) for target in targets]
     stop_at = time.monotonic() + max_time
     bound_reason = f"stopped: --max-time of {max_time:g} s"
     try:
-        try:
-            session.ensure_started(min(time.monotonic() + max(timeout, STARTUP_SECONDS), stop_at))
-        except (SessionError, TransportError) as exc:
-            reason = exc.reason if isinstance(exc, SessionError) else str(exc)
-            typer.echo(f"ryusen-conform: error: the host did not start: {reason}", err=True)
-            raise typer.Exit(2) from None
-        link = HostLink(session, deadline=stop_at, limit=stop_at)
-        link.exchange_seconds = timeout
-        known = set((session.register_body or {}).get("functions", []))
-        if known and function not in known:
-            typer.echo(
-                f"ryusen-conform: error: --function {function!r} is not in the host's registry "
-                f"({', '.join(sorted(known))})",
-                err=True,
-            )
-            raise typer.Exit(2)
-        from fakepeer.server.loop import ModelServer  # the model server: only when simulating
+        links = []
+        for target, session in zip(targets, sessions, strict=True):
+            try:
+                started = min(time.monotonic() + max(timeout, STARTUP_SECONDS), stop_at)
+                session.ensure_started(started)
+            except (SessionError, TransportError) as exc:
+                reason = exc.reason if isinstance(exc, SessionError) else str(exc)
+                name = f" {target.label}" if len(targets) > 1 else ""
+                typer.echo(
+                    f"ryusen-conform: error: the host{name} did not start: {reason}", err=True
+                )
+                raise typer.Exit(2) from None
+            link = HostLink(session, deadline=stop_at, limit=stop_at)
+            link.exchange_seconds = timeout
+            known = set((session.register_body or {}).get("functions", []))
+            if known and function not in known:
+                typer.echo(
+                    f"ryusen-conform: error: --function {function!r} is not in the host's "
+                    f"registry ({', '.join(sorted(known))})",
+                    err=True,
+                )
+                raise typer.Exit(2)
+            links.append(link)
+        options = {"max_invocations": most, "keep_frames": as_json, "trace": trace}
+        if fleet is None:
+            from fakepeer.server.loop import ModelServer  # the model server: only when simulating
 
-        server = ModelServer(
-            link, max_invocations=most, keep_frames=as_json, trace=trace, policy=policy
-        )
+            server = ModelServer(links[0], policy=policy, **options)  # type: ignore[arg-type]
+        else:
+            from fakepeer.server.fleet import fleet_server
+
+            labels = [target.label for target in targets]
+            server = fleet_server(links, labels, fleet, policy=policy, **options)
         server.stop_at, server.stop_reason = stop_at, bound_reason
         report = server.simulate(function, value, script, faults)
     finally:
-        session.shutdown()
+        for session in sessions:
+            session.shutdown()
         close_all()
     if as_json:
         sys.stdout.write(json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n")
@@ -401,7 +479,8 @@ def print_timeline(console: Console, report: RunReport) -> None:
         if entry.fault:
             answer += f" ({entry.fault})"
         style = next((s for word, s in styles.items() if word in answer), "")
-        cells = [str(entry.at_ms), entry.run, entry.mode + target, Text(answer, style=style)]
+        host = f" @{entry.host}" if entry.host is not None else ""
+        cells = [str(entry.at_ms), entry.run, entry.mode + target + host, Text(answer, style=style)]
         table.add_row(*cells, *([", ".join(entry.started())] if traced else []))
     console.print(table)
     root = report.root

@@ -30,6 +30,8 @@ class Entry:
     trace: list[dict] | None = None
     #: The §12.4 invariants this invocation's trace broke (checked when the trace was asked for).
     violations: list[str] = field(default_factory=list)
+    #: The fleet host that answered (`server.fleet`); None for a single host.
+    host: str | None = None
 
     def started(self) -> list[str]:
         """`<step> <phase> #<attempt>` of every callback the trace says started."""
@@ -62,6 +64,8 @@ class Entry:
                 fencing_generation=self.fencing_generation,
             )
         record["answer"] = self.answer
+        if self.host is not None:
+            record["host"] = self.host
         if self.detail:
             record["detail"] = self.detail
         if self.fault:
