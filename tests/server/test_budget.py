@@ -204,10 +204,13 @@ def test_policy_maximum_rejects_activation_and_no_run_starts() -> None:
 
 def test_a_child_is_bounded_by_each_of_its_three_bounds() -> None:
     def answer_with(timeout: str | None) -> object:
+        """f invokes g once; g completes (a g invoking g again would nest children until the
+        server's invocation bound: 100,000 runs, gigabytes of aliases, for one child checked)."""
         invoke = {"type": "invoke", "step_id": "c", "function_id": "g", "input": NULL}
         if timeout is not None:
             invoke["timeout_ms"] = timeout
-        return _program(invoke)
+        parent, child = _program(invoke), _program()
+        return lambda body: (child if body["function_id"] == "g" else parent)(body)
 
     functions = [{"id": "f"}, {"id": "g", "timeout_ms": "60000"}]
     cases = [("120000", None, "function", 60000), ("30000", None, "invoke", 30000)]
