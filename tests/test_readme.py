@@ -29,7 +29,7 @@ def test_readme_has_exactly_two_setup_commands() -> None:
     commands = _setup_commands()
     assert len(commands) == 2, commands
     assert commands[0].endswith("ryusen-conform run")
-    assert commands[1].endswith("python3 -m pytest")
+    assert commands[1].endswith("python3 -m pytest -n auto")
 
 
 def test_ci_runs_the_readme_test_command() -> None:

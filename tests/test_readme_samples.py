@@ -3,7 +3,10 @@ of the current corpus, and every command in a fenced `sh` block runs and succeed
 
 Generic on purpose (other README sections come and go): every ```sh block of README.md is run
 from the repository root, except the test command itself (this suite is what it runs; .ci/run
-runs it and tests/test_readme.py ties the two together).
+runs it and tests/test_readme.py ties the two together). Each runs in a private copy of the
+checkout with a venv of its own (on top of this Python's packages): the set-up command's
+`pip install -e .` and `npm ci` would otherwise re-point this environment's install and delete
+`runners/node/node_modules` under the Node tests running beside it (`pytest -n auto`).
 """
 
 from __future__ import annotations
@@ -17,10 +20,11 @@ from pathlib import Path
 import pytest
 
 from fakepeer.cases import default_fixture_dir, load_fixtures
+from tests.support.checkout import copy_checkout
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-TEST_COMMAND_END = "python3 -m pytest"
+TEST_COMMAND_END = "python3 -m pytest -n auto"
 
 
 def _blocks(language: str) -> list[str]:
@@ -33,12 +37,17 @@ def _commands() -> list[str]:
     return [c for c in found if not c.strip().endswith(TEST_COMMAND_END)]
 
 
-def _shell(command: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
-    bin_dir = str(Path(sys.executable).parent)
-    env = dict(os.environ, PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""))
+def _shell(
+    command: str, timeout: float = 900, root: Path = ROOT, bin_dir: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`command` run by bash in `root`, `bin_dir` (default: this Python's) first on PATH."""
+    found = str(bin_dir or Path(sys.executable).parent)
+    env = dict(os.environ, PATH=found + os.pathsep + os.environ.get("PATH", ""))
+    if bin_dir is not None:  # a venv of its own: it imports what it installed, not this checkout
+        env.pop("PYTHONPATH", None)
     return subprocess.run(
         ["bash", "-eo", "pipefail", "-c", command],
-        cwd=ROOT,
+        cwd=root,
         env=env,
         capture_output=True,
         text=True,
@@ -96,8 +105,16 @@ def test_readme_has_commands_to_run() -> None:
 
 
 @pytest.mark.parametrize("command", _commands())
-def test_every_readme_command_runs(command: str) -> None:
-    done = _shell(command)
+def test_every_readme_command_runs(command: str, tmp_path: Path) -> None:
+    root = copy_checkout(tmp_path / "checkout")
+    venv = tmp_path / "venv"  # pip comes from this Python's packages; installs go to the venv
+    made = subprocess.run(
+        [sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)],
+        capture_output=True,
+        text=True,
+    )
+    assert made.returncode == 0, made.stderr
+    done = _shell(command, root=root, bin_dir=venv / "bin")
     assert done.returncode == 0, (
         f"`{command}` failed:\n{done.stdout[-1500:]}\n{done.stderr[-1500:]}"
     )

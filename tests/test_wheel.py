@@ -2,12 +2,15 @@
 alone into a fresh venv, and use it from a folder outside any checkout.
 
 Slow by nature (a build and a venv: about a minute), so it runs once per suite; pip's cache
-makes the dependency downloads cheap after the first run. PyPI must be reachable.
+makes the dependency downloads cheap after the first run. PyPI must be reachable. Both builds
+read a private copy of the checkout (a build writes `build/` and `*.egg-info` where it builds,
+which would race the tests beside it under `pytest -n auto`).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -17,20 +20,31 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.checkout import copy_checkout
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _run(argv: list[str], cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    """`argv` in `cwd`, without PYTHONPATH: a checkout on it (and a `*.egg-info` a build left
+    there) would make the fresh venv's pip take the package as installed already."""
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the checkout the builds read (and write their build folders into)."""
+    return copy_checkout(tmp_path_factory.mktemp("source") / "ryusen-conform")
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory, source: Path) -> tuple[Path, Path, Path]:
     """(the built wheel, the fresh venv's bin folder, an empty folder outside the checkout)."""
     base = tmp_path_factory.mktemp("wheel")
     dist = base / "dist"
     built = _run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(dist), str(ROOT)], base
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(dist), str(source)], base
     )
     assert built.returncode == 0, built.stderr[-2000:]
     (wheel,) = dist.glob("ryusen_conform-*.whl")
@@ -126,9 +140,9 @@ def test_the_python_reference_sdk_installs_on_its_own(installed: tuple[Path, Pat
     assert run.returncode == 0, run.stdout[-2000:]
 
 
-def test_the_sdist_carries_what_the_wheel_is_built_from(tmp_path: Path) -> None:
+def test_the_sdist_carries_what_the_wheel_is_built_from(tmp_path: Path, source: Path) -> None:
     built = _run(
-        [sys.executable, "-m", "build", "--sdist", "-o", str(tmp_path), str(ROOT)], tmp_path
+        [sys.executable, "-m", "build", "--sdist", "-o", str(tmp_path), str(source)], tmp_path
     )
     assert built.returncode == 0, built.stderr[-2000:]
     (sdist,) = tmp_path.glob("ryusen_conform-*.tar.gz")
