@@ -260,7 +260,7 @@ class SdkSession:
                 self.transport.send(_SHUTDOWN, until)
                 self._shutdown_sent = True
             while True:
-                payload = self.transport.receive(until)
+                payload = self.transport.listen(until)
                 try:
                     envelope = decode(payload)
                 except SessionError as exc:

@@ -52,6 +52,14 @@ class Transport:
         for payload in payloads:
             self.send(payload, deadline)
 
+    def listen(self, deadline: float | None = None) -> bytes:
+        """A frame the host sends unasked before `deadline` (after what is queued is sent).
+
+        As `receive` where frames may come at any time; a request-response transport, which
+        otherwise fails at once when nothing was asked, waits for one here.
+        """
+        return self.receive(deadline)
+
     def ready(self) -> bool:
         """False only when `receive` would surely wait: nothing is queued and nothing came.
 

@@ -2,7 +2,8 @@
 
 One envelope per POST body, its answer envelope in the response body (200), no answer as 204.
 Frames the session queues are POSTed in order, lazily, when it asks for an answer, over one
-keep-alive connection (`http.client`), each request bounded by the caller's deadline. Anything
+keep-alive connection (`httpwire`), each request and its whole response bounded by the
+caller's deadline. Anything
 but a 200 with a JSON envelope or an empty 204 is not a protocol answer and ends the session,
 as a framing fault does on a framed stream. Loopback only: the bench never sends a request
 anywhere but 127.0.0.1.
@@ -15,32 +16,24 @@ RYUSEN_CONFORM_HTTP_SECRET is set in the bench's environment).
 
 from __future__ import annotations
 
-import http.client
 import os
 import select
-import socket
 import time
 from collections import deque
 from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from fakepeer.protocol.limits import MAX_FRAME_BYTES
 from fakepeer.transport import httpauth
 from fakepeer.transport.base import Transport
-from fakepeer.transport.errors import (
-    FrameError,
-    NoAnswer,
-    TransportClosed,
-    TransportError,
-    TransportTimeout,
-)
+from fakepeer.transport.errors import NoAnswer, TransportClosed, TransportError, TransportTimeout
 from fakepeer.transport.httprequest import (
     SignedRequests,
     hand_written_body,
     hand_written_head,
     request_parts,
 )
+from fakepeer.transport.httpwire import Link, Response
 from fakepeer.transport.payload import FAULTS as PAYLOAD_FAULTS
 from fakepeer.transport.payload import HttpPayload  # noqa: F401 - its old home, re-exported
 from fakepeer.transport.process import CommandError, SubprocessTransport, parse_command
@@ -107,7 +100,9 @@ class HttpTransport(Transport):
         self.process = process
         if process is not None:
             self.stderr = process.stderr
-        self._connection: http.client.HTTPConnection | None = None
+            # a started host's connection ends when it exits (after `conform.shutdown`)
+            self.output_ends_with_host = True
+        self._link: Link | None = None
         self._outbox: deque[bytes] = deque()
         self._answers: deque[bytes] = deque()
         self._signed = SignedRequests()
@@ -129,14 +124,55 @@ class HttpTransport(Transport):
         self._check_open()
         while not self._answers:
             if not self._outbox:
+                if self._link is not None and self._link.unasked() == "data":
+                    return self._read_unasked(self._link, deadline)
                 raise NoAnswer("every request sent was answered 204 (no envelope)")
-            answer = self._exchange(self._outbox.popleft(), deadline)
-            if answer is not None:
-                self._answers.append(answer)
+            self._post_next(deadline)
         return self._answers.popleft()
 
+    def listen(self, deadline: float | None = None) -> bytes:
+        """POST what is queued; then wait until `deadline` for a response the endpoint writes
+        unasked (a second answer), or for it to close the connection (a started host that
+        exits on `conform.shutdown` closes it: the wait ends then)."""
+        self._check_open()
+        while not self._answers and self._outbox:
+            self._post_next(deadline)
+        if self._answers:
+            return self._answers.popleft()
+        link = self._link
+        if link is None or not link.wait_unasked(deadline):
+            raise TransportTimeout("wrote nothing unasked")
+        if link.unasked() == "closed":
+            self._drop_connection()
+            raise TransportClosed("closed its connection")
+        return self._read_unasked(link, deadline)
+
+    def _read_unasked(self, link: Link, deadline: float | None) -> bytes:
+        try:
+            self._unasked(link, deadline)
+        except _Unasked as unasked:
+            return unasked.answer
+        raise AssertionError("_unasked always raises")  # pragma: no cover
+
+    def _post_next(self, deadline: float | None) -> None:
+        """POST the next queued frame and queue its answer (or an unasked response's)."""
+        try:
+            answer = self._exchange(self._outbox[0], deadline)
+        except _Unasked as unasked:  # read before the request was written: it stays queued
+            self._answers.append(unasked.answer)
+            return
+        except BaseException:
+            self._outbox.popleft()  # a request written is never sent again
+            raise
+        self._outbox.popleft()
+        if answer is not None:
+            self._answers.append(answer)
+
     def ready(self) -> bool:
-        return self._closed or bool(self._answers or self._outbox)
+        """Something to read or POST, or bytes the endpoint wrote unasked (checked at once)."""
+        if self._closed or self._answers or self._outbox:
+            return True
+        return self._link is not None and self._link.unasked() == "data"
 
     def capabilities(self) -> frozenset[str]:
         return self._capabilities
@@ -152,7 +188,7 @@ class HttpTransport(Transport):
         if self.process is not None and wait > 0:
             try:
                 while self._outbox:
-                    self._exchange(self._outbox.popleft(), until)
+                    self._post_next(until)
             except TransportError:
                 pass
         self._closed = True
@@ -185,26 +221,34 @@ class HttpTransport(Transport):
             return self._hand_written(body, headers, fault.framing, deadline)
         if fault is not None and (fault.has("replay") or fault.has("new_connection")):
             self._drop_connection()
-        connection = self._connect(deadline)
+        link = self._connect(deadline)
         try:
-            connection.request("POST", self.path, body, headers)
-            response = connection.getresponse()
-            data = _read_body(response)
-        except BaseException as exc:
+            link.write(self._request(headers, body), deadline)
+            response = link.response(deadline)
+        except TransportError:
             self._drop_connection()
-            raise _transport_error(exc, self.url) from None
-        if response.will_close:
+            raise
+        if response.closes:
             self._drop_connection()
         try:
-            return _answer(response, data)
+            return _answer(response)
         except TransportError:
             self._drop_connection()
             raise
 
+    def _request(self, headers: dict[str, str], body: bytes) -> bytes:
+        """The whole request, head and body, for one write."""
+        lines = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+        head = (
+            f"POST {self.path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n{lines}"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        )
+        return head.encode("latin-1") + body
+
     def _hand_written(
         self, body: bytes, headers: dict[str, str], framing: str, deadline: float | None
     ) -> bytes | None:
-        """A request http.client would not write (an announced length over the limit, or no
+        """A request with framing of its own (an announced length over the limit, or no
         length at all), on a connection of its own, and its answer.
 
         The endpoint must answer from the headers alone (D-HTTP-LIMITS), without waiting for
@@ -212,70 +256,67 @@ class HttpTransport(Transport):
         """
         self._drop_connection()
         head = hand_written_head(self.path, self.host, self.port, body, headers, framing)
+        link = Link(self.host, self.port, deadline)
         try:
-            sock = socket.create_connection((self.host, self.port), timeout=_timeout(deadline))
-        except BaseException as exc:
-            raise _transport_error(exc, self.url) from None
-        try:
-            sock.sendall(head + hand_written_body(body, framing))
-            response = http.client.HTTPResponse(sock, method="POST")
-            response.begin()
-            data = _read_body(response)
-        except BaseException as exc:
-            raise _transport_error(exc, self.url) from None
+            link.write(head + hand_written_body(body, framing), deadline)
+            response = link.response(deadline)
         finally:
-            sock.close()
-        return _answer(response, data)
+            link.close()
+        return _answer(response)
 
-    def _connect(self, deadline: float | None) -> http.client.HTTPConnection:
-        if self._connection is None:
-            self._connection = http.client.HTTPConnection(self.host, self.port)
-        if self._connection.sock is None:
-            self._connection.timeout = _timeout(deadline)
-            try:
-                self._connection.connect()
-                self._connection.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            except BaseException as exc:
+    def _connect(self, deadline: float | None) -> Link:
+        """The open connection, or a new one; one the endpoint closed while idle is replaced.
+
+        Bytes the endpoint wrote that no request asked for (a second response) are read and
+        raised before anything is written: the request is not sent at all then.
+        """
+        link = self._link
+        if link is not None:
+            state = link.unasked()
+            if state == "data":
+                self._unasked(link, deadline)
+            elif state == "closed":
                 self._drop_connection()
-                raise _transport_error(exc, self.url) from None
-        self._connection.timeout = _timeout(deadline)
-        if self._connection.sock is not None:
-            self._connection.sock.settimeout(self._connection.timeout)
-        return self._connection
+                link = None
+        if link is None:
+            link = self._link = Link(self.host, self.port, deadline)
+        return link
+
+    def _unasked(self, link: Link, deadline: float | None) -> None:
+        """Read the response no request asked for; its envelope is queued as a frame the
+        session reads (a second answer, as on a framed stream), anything else ends the session."""
+        try:
+            response = link.response(deadline)
+        except TransportError as exc:
+            self._drop_connection()
+            raise type(exc)(f"wrote bytes no request asked for, then {exc.detail}") from None
+        if response.closes:
+            self._drop_connection()
+        try:
+            answer = _answer(response)
+        except HttpAnswerError as exc:
+            self._drop_connection()
+            raise SecondResponse(f"{exc.detail}, a second response to one request") from None
+        if answer is None:
+            self._drop_connection()
+            raise SecondResponse("answered one request twice: a second response (204) came")
+        raise _Unasked(answer)
 
     def _drop_connection(self) -> None:
-        connection, self._connection = self._connection, None
-        if connection is not None:
-            connection.close()
+        link, self._link = self._link, None
+        if link is not None:
+            link.close()
 
     def _check_open(self) -> None:
         if self._closed:
             raise TransportError("the HTTP transport was already closed")
 
 
-def _timeout(deadline: float | None) -> float | None:
-    """A socket timeout for the time left (never 0, which would make the socket non-blocking)."""
-    if deadline is None:
-        return None
-    return max(0.001, deadline - time.monotonic())
-
-
-def _read_body(response: http.client.HTTPResponse) -> bytes:
-    """The response body, refused past the frame limit without buffering it all."""
-    length = response.getheader("Content-Length")
-    if length is not None and length.isdigit() and int(length) > MAX_FRAME_BYTES:
-        raise FrameError(f"announced a response of {length} bytes (limit {MAX_FRAME_BYTES})")
-    data = response.read(MAX_FRAME_BYTES + 1)
-    if len(data) > MAX_FRAME_BYTES:
-        raise FrameError(f"sent a response over {MAX_FRAME_BYTES} bytes")
-    return data
-
-
-def _answer(response: http.client.HTTPResponse, data: bytes) -> bytes | None:
+def _answer(response: Response) -> bytes | None:
     """The envelope a response carries, None for a 204; a generic status is no answer."""
-    status = response.status
+    status, data = response.status, response.body
     if status == 204:
-        length = response.getheader("Content-Length") or "0"
+        length = response.header("content-length") or "0"
         if data or length != "0":
             size = len(data) or length
             raise HttpAnswerError(f"answered 204 No Content with a {size}-byte body")
@@ -285,7 +326,7 @@ def _answer(response: http.client.HTTPResponse, data: bytes) -> bytes | None:
             f"answered HTTP {status} {response.reason}".rstrip()
             + ": a generic status, not a protocol answer (D-HTTP-STATUS)"
         )
-    content_type = (response.getheader("Content-Type") or "").split(";")[0].strip().lower()
+    content_type = (response.header("content-type") or "").split(";")[0].strip().lower()
     if content_type != "application/json":
         raise HttpAnswerError(
             f"answered 200 with Content-Type {content_type or '(none)'!r}, not application/json"
@@ -301,6 +342,20 @@ class HttpAnswerError(TransportError):
     reason = "answered without an envelope"
 
 
+class SecondResponse(HttpAnswerError):
+    """A response no request asked for, without an envelope to blame a case by."""
+
+    reason = "answered twice"
+
+
+class _Unasked(Exception):
+    """An envelope in a response no request asked for: the next frame the session reads."""
+
+    def __init__(self, answer: bytes) -> None:
+        super().__init__("unasked")
+        self.answer = answer
+
+
 class InjectedFailure(HttpAnswerError):
     """A generic status, timeout or reset the bench put in place of the endpoint's answer.
 
@@ -313,25 +368,6 @@ class InjectedFailure(HttpAnswerError):
     def __init__(self, detail: str, withheld: bytes | None) -> None:
         super().__init__(detail)
         self.withheld = withheld
-
-
-def _transport_error(exc: BaseException, url: str) -> TransportError:
-    """One line for what went wrong on the connection."""
-    if isinstance(exc, TransportError):
-        return exc
-    if isinstance(exc, TimeoutError | socket.timeout):
-        return TransportTimeout("sent no HTTP response before the deadline")
-    if isinstance(exc, ConnectionRefusedError):
-        return TransportClosed(f"refused the connection to {url}")
-    if isinstance(exc, http.client.RemoteDisconnected | ConnectionError | BrokenPipeError):
-        return TransportClosed("closed the connection before its answer")
-    if isinstance(exc, http.client.HTTPException):
-        return FrameError(f"broke HTTP: {type(exc).__name__} {exc}".strip())
-    if isinstance(exc, OSError):
-        return TransportClosed(f"connection failed: {exc}")
-    if isinstance(exc, KeyboardInterrupt | SystemExit):
-        raise exc
-    return TransportError(f"{type(exc).__name__}: {exc}")
 
 
 # --------------------------------------------------------------------- starting a host

@@ -10,7 +10,8 @@
 // `request_authentication` when RYUSEN_CONFORM_HTTP_SECRET gives it a secret) as its first
 // stdout line, logs to stderr, and exits on `conform.shutdown` or when its stdin ends.
 
-import { createServer } from 'node:http';
+import { createServer } from 'node:net';
+import { STATUS_CODES } from 'node:http';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { Session, decodeEnvelope, encodeEnvelope, ProtocolFault, RyusenError } from './src/index.js';
@@ -108,7 +109,12 @@ export class Guard {
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'bad signature';
     const now = Date.now() / 1000;
     if (Math.abs(now - Number(timestamp)) > REPLAY_WINDOW_SECONDS) return 'stale timestamp';
-    for (const [seen, when] of this.seen) if (now - when > 2 * REPLAY_WINDOW_SECONDS) this.seen.delete(seen);
+    // oldest first (a Map keeps insertion order): forget the expired, stop at the first kept, so no
+    // request walks every nonce kept
+    for (const [seen, when] of this.seen) {
+      if (now - when <= 2 * REPLAY_WINDOW_SECONDS) break;
+      this.seen.delete(seen);
+    }
     if (this.seen.has(nonce)) return 'replayed request';
     this.seen.set(nonce, now);
     return null;
@@ -136,11 +142,116 @@ export const hooks = {
 
 function respond(response, written, log, close = false) {
   const { status, data, headers } = hooks.responseFor(written, log);
-  const all = { ...headers };
-  if (status !== 204) all['Content-Length'] = String(data.length);
-  if (close) all.Connection = 'close';
-  response.writeHead(status, all);
-  response.end(status === 204 ? undefined : data);
+  response.write(status, status === 204 ? Buffer.alloc(0) : data, headers, close || response.close);
+}
+
+/** Longest request head (request line and headers) an endpoint reads. */
+const MAX_HEAD_BYTES = 65_536;
+/** Milliseconds a connection closed after a refusal is still drained (the client reads the refusal
+ * before the unread rest of its request could reset the connection). */
+const LINGER_MS = 2_000;
+
+/**
+ * One client connection: its unread bytes, one request at a time (a response is written before
+ * the next request on the same connection is looked at, so responses keep their order), and
+ * each response as one write.
+ */
+class Connection {
+  constructor(socket, onRequest) {
+    this.socket = socket;
+    this.onRequest = onRequest;
+    this.buffer = Buffer.alloc(0);
+    this.pending = null; // { request, length }: a request whose body is still coming
+    this.busy = false; // a request is being answered
+    this.closing = false;
+    socket.setNoDelay(true);
+    socket.on('data', (chunk) => this.#data(chunk));
+    socket.on('error', () => socket.destroy());
+  }
+
+  #data(chunk) {
+    if (this.closing) return; // the unread rest of a refused request
+    this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
+    this.#next();
+  }
+
+  /** Look at the next request the buffer holds, unless one is being answered. */
+  #next() {
+    while (!this.busy && !this.closing) {
+      if (this.pending === null) {
+        const end = this.buffer.indexOf('\r\n\r\n');
+        if (end < 0) {
+          if (this.buffer.length > MAX_HEAD_BYTES) this.write(431, Buffer.alloc(0), {}, true);
+          return;
+        }
+        const request = parseHead(this.buffer.toString('latin1', 0, end));
+        this.buffer = this.buffer.subarray(end + 4);
+        if (request === null) {
+          this.write(400, Buffer.alloc(0), {}, true);
+          return;
+        }
+        this.busy = true;
+        this.onRequest(request, this);
+        continue;
+      }
+      const { request, length } = this.pending;
+      if (this.buffer.length < length) return;
+      const body = this.buffer.subarray(0, length);
+      this.buffer = this.buffer.subarray(length);
+      this.pending = null;
+      this.busy = true;
+      request.onBody(Buffer.from(body));
+    }
+  }
+
+  /** Wait for the request's body of `length` bytes, then call `onBody` with it. */
+  readBody(request, length, onBody) {
+    request.onBody = onBody;
+    this.pending = { request, length };
+    if (this.buffer.length < length && request.headers.expect?.toLowerCase() === '100-continue') {
+      this.socket.write('HTTP/1.1 100 Continue\r\n\r\n');
+    }
+    this.busy = false; // the loop in #next, which called the handler, reads the body on
+  }
+
+  /** The whole response in one write; `close` ends the connection after it. */
+  write(status, data, headers, close) {
+    if (this.socket.destroyed) return;
+    let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Status'}\r\n`;
+    for (const [name, value] of Object.entries(headers)) head += `${name}: ${value}\r\n`;
+    if (status !== 204) head += `Content-Length: ${data.length}\r\n`;
+    if (close) head += 'Connection: close\r\n';
+    head += '\r\n';
+    this.socket.write(data.length === 0 ? head : Buffer.concat([Buffer.from(head, 'latin1'), data]));
+    if (close) {
+      this.closing = true;
+      this.socket.end();
+      setTimeout(() => this.socket.destroy(), LINGER_MS).unref();
+      return;
+    }
+    this.busy = false;
+    setImmediate(() => this.#next()); // a request that came meanwhile, on a fresh stack
+  }
+}
+
+/** The request line and headers (names in lowercase), or null when they are not HTTP/1.x. */
+function parseHead(text) {
+  const lines = text.split('\r\n');
+  const parts = lines[0].split(' ');
+  if (parts.length !== 3 || !parts[2].startsWith('HTTP/1.')) return null;
+  const headers = {};
+  for (let i = 1; i < lines.length; i += 1) {
+    const colon = lines[i].indexOf(':');
+    if (colon <= 0) return null;
+    const name = lines[i].slice(0, colon);
+    if (name.trim() !== name) return null;
+    const key = name.toLowerCase();
+    const value = lines[i].slice(colon + 1).trim();
+    headers[key] = key in headers ? `${headers[key]}, ${value}` : value;
+  }
+  const tokens = (headers.connection ?? '').toLowerCase().split(',').map((token) => token.trim());
+  const keep = !tokens.includes('close') && (parts[2] !== 'HTTP/1.0' || tokens.includes('keep-alive'));
+  return { method: parts[0], url: parts[1], httpVersion: parts[2], headers, close: !keep };
 }
 
 /** Serve HTTP on 127.0.0.1 with the host loop `serve` until `conform.shutdown` or stdin ends. */
@@ -149,18 +260,21 @@ export function serveHttp(serve, log) {
   const guard = secret ? new Guard(secret) : null;
   const session = new HttpSession();
   let chain = Promise.resolve(); // one request at a time (§12.1)
+  const connections = new Set();
 
-  const server = createServer({ noDelay: true, keepAlive: true }, (request, response) => {
+  const handle = (request, response) => {
     if (request.method !== 'POST' || request.url !== PATH) {
-      request.resume();
-      response.writeHead(404, { 'Content-Length': '0' });
-      response.end();
+      const declared = request.headers['content-length'] ?? '0';
+      if (!/^[0-9]+$/.test(declared) || Number(declared) > MAX_BODY_BYTES) {
+        response.write(404, Buffer.alloc(0), {}, true); // a body it cannot skip: close
+        return;
+      }
+      response.readBody(request, Number(declared), () => response.write(404, Buffer.alloc(0), {}, request.close));
       return;
     }
     const length = request.headers['content-length'];
     if (length === undefined || !/^[0-9]+$/.test(length)) {
       respond(response, [refusal('protocol.malformed', 'no Content-Length')], log, true);
-      request.destroy();
       return;
     }
     if (Number(length) > MAX_BODY_BYTES) {
@@ -168,10 +282,8 @@ export function serveHttp(serve, log) {
       respond(response, [refusal('protocol.limit_exceeded', 'request too large')], log, true);
       return;
     }
-    const chunks = [];
-    request.on('data', (chunk) => chunks.push(chunk));
-    request.on('end', () => {
-      const body = Buffer.concat(chunks);
+    response.close = request.close;
+    response.readBody(request, Number(length), (body) => {
       if (guard !== null) {
         const why = guard.refusal(request.headers, body);
         if (why !== null) {
@@ -189,8 +301,13 @@ export function serveHttp(serve, log) {
         respond(response, await session.request(body), log);
       });
     });
+  };
+
+  const server = createServer({ noDelay: true }, (socket) => {
+    connections.add(socket);
+    socket.on('close', () => connections.delete(socket));
+    new Connection(socket, handle); // eslint-disable-line no-new
   });
-  server.keepAliveTimeout = 60_000;
 
   process.on('unhandledRejection', (reason) => log(`unhandled rejection: ${reason?.stack ?? reason}`));
   server.listen(0, '127.0.0.1', () => {
@@ -204,7 +321,7 @@ export function serveHttp(serve, log) {
         session.finish(); // the shutdown request is answered (204)
         await chain;
         server.close();
-        server.closeAllConnections?.();
+        for (const socket of connections) socket.destroy();
         process.exitCode = code;
         setImmediate(() => process.exit(code));
       },
