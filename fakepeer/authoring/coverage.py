@@ -8,6 +8,12 @@ whose expectation rests on a decision (`rule.decision`), a decision's own RFD 2 
 (docs/decisions.md), or an *RFD 2* quote in docs/protocol.md. Decisions are reported apart, with the
 fixtures that check each.
 
+A checked sentence is checked **by what an SDK runs** when a fixture (an exchange or a lifecycle
+scenario) justifies it, and **only by the model server's tests** when every justifying citation
+comes from another module (the server's rules table: tests/server, which no SDK ever runs). The
+two are counted apart, so a sentence that only the bench's own model is tested on is never
+mistaken for one an SDK is held to.
+
 More citation sources (server-side rule checks, say) plug in without changing this module: a
 module listed in CITATION_MODULES exposes `citations() -> Iterable[Citation]`.
 """
@@ -102,6 +108,7 @@ def build_coverage(
     cited = fixture_citations(fixtures)
     cited += list(citations) if citations is not None else document_citations() + extra_citations()
     checked: dict[int, set[str]] = {s.number: set() for s in document.sentences}
+    run_checked: set[int] = set()  # justified by a fixture: something an SDK runs
     referenced: dict[int, set[str]] = {s.number: set() for s in document.sentences}
     unmatched = set()
     for citation in cited:
@@ -111,12 +118,15 @@ def build_coverage(
         label = citation.ident if citation.source == "fixture" else citation_label(citation)
         for sentence in hits:
             (checked if citation.justifies else referenced)[sentence.number].add(label)
+            if citation.justifies and citation.source == "fixture":
+                run_checked.add(sentence.number)
     rules = [
         {
             "number": sentence.number,
             "paragraph": sentence.paragraph,
             "text": sentence.text,
             "status": _status(checked[sentence.number], referenced[sentence.number]),
+            "checked_by": _checked_by(sentence.number, checked, run_checked),
             "fixtures": sorted(checked[sentence.number]),
             "references": sorted(referenced[sentence.number]),
         }
@@ -134,6 +144,10 @@ def build_coverage(
     return {
         "total": len(rules),
         "checked": count["checked"],
+        "checked_by_sdk": sum(1 for r in rules if r["checked_by"] == CHECKED_BY_SDK),
+        "checked_by_server_tests_only": sum(
+            1 for r in rules if r["checked_by"] == CHECKED_BY_SERVER_TESTS
+        ),
         "referenced": count["referenced"],
         "uncovered": count["uncovered"],
         "fixtures": len(fixtures),
@@ -147,6 +161,15 @@ def build_coverage(
 
 
 _STATUSES = ("checked", "referenced", "uncovered")
+#: `checked_by` of a checked sentence: a fixture an SDK runs, or only the model server's tests.
+CHECKED_BY_SDK = "sdk"
+CHECKED_BY_SERVER_TESTS = "server_tests"
+
+
+def _checked_by(number: int, checked: dict[int, set[str]], run_checked: set[int]) -> str | None:
+    if not checked[number]:
+        return None
+    return CHECKED_BY_SDK if number in run_checked else CHECKED_BY_SERVER_TESTS
 
 
 def _status(checked: set[str], referenced: set[str]) -> str:
@@ -177,12 +200,19 @@ def render_text(report: dict, width: int = 100, uncovered_only: bool = False) ->
     lines = []
     rules = report["rules"]
     if not uncovered_only:
-        lines.append("RFD 2 sentences checked by a justifying fixture quote:")
-        for rule in (r for r in rules if r["status"] == "checked"):
-            text = _cut(rule["text"], width - 14)
-            lines.append(f"  R{rule['number']:03d} ({len(rule['fixtures'])}) {text}")
-            lines.extend(f"        - {ident}" for ident in rule["fixtures"])
-        lines.append("")
+        sections = (
+            (CHECKED_BY_SDK, "RFD 2 sentences checked by what an SDK runs (a fixture or lifecycle"
+             " scenario whose quote justifies it):"),
+            (CHECKED_BY_SERVER_TESTS, "RFD 2 sentences checked only by the model server's own"
+             " tests (tests/server; no SDK runs them):"),
+        )  # fmt: skip
+        for checked_by, heading in sections:
+            lines.append(heading)
+            for rule in (r for r in rules if r["checked_by"] == checked_by):
+                text = _cut(rule["text"], width - 14)
+                lines.append(f"  R{rule['number']:03d} ({len(rule['fixtures'])}) {text}")
+                lines.extend(f"        - {ident}" for ident in rule["fixtures"])
+            lines.append("")
         lines.append("RFD 2 sentences only referenced (by a decision, protocol.md, or a fixture")
         lines.append("whose expectation rests on a decision):")
         for rule in (r for r in rules if r["status"] == "referenced"):
@@ -200,7 +230,9 @@ def render_text(report: dict, width: int = 100, uncovered_only: bool = False) ->
             lines.append(f"  {row['id']} ({len(row['fixtures'])}): {_cut(fixtures, width - 20)}")
         lines.append("")
     lines.append(
-        f"{report['checked']} of {report['total']} RFD 2 sentences checked, "
+        f"{report['checked']} of {report['total']} RFD 2 sentences checked "
+        f"({report['checked_by_sdk']} by what an SDK runs, "
+        f"{report['checked_by_server_tests_only']} only by the model server's tests), "
         f"{report['referenced']} only referenced, {report['uncovered']} uncovered, "
         f"by {report['fixtures']} fixtures ({report['fixtures_on_decisions']} on decisions); "
         f"{report['decisions_checked']} of {report['decisions_total']} decisions checked"

@@ -104,6 +104,22 @@ def test_coverage_splits_checked_referenced_and_decisions(tmp_path) -> None:
     assert (report["decisions_total"], report["decisions_checked"]) == (2, 1)
 
 
+def test_coverage_counts_sentences_checked_only_by_server_tests_apart(tmp_path) -> None:
+    """Issue 33: a sentence a fixture justifies is checked by what an SDK runs; one justified
+    only by another module's citation (the model server's tests) is counted apart."""
+    rfd = parse_rfd("Title\n\nAlpha rule one here. Beta rule two here. Gamma rule three here.\n")
+    plain = load_fixtures_from(tmp_path / "a", fixture_document("values.plain"))
+    plain[0] = replace(plain[0], rule=replace(plain[0].rule, quote="Alpha rule one here."))
+    citations = [
+        Citation("server", "tests/server/test_x.py::test_a", "Alpha rule one here.", True),
+        Citation("server", "tests/server/test_x.py::test_b", "Beta rule two here.", True),
+    ]
+    report = build_coverage(plain, rfd, citations, decisions=[])
+    assert [rule["checked_by"] for rule in report["rules"]] == ["sdk", "server_tests", None]
+    assert (report["checked"], report["checked_by_sdk"]) == (2, 1)
+    assert report["checked_by_server_tests_only"] == 1
+
+
 def load_fixtures_from(folder, document):
     write_fixture(folder, document)
     return load_fixtures([folder])

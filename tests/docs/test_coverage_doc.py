@@ -31,3 +31,29 @@ def test_every_uncovered_sentence_is_explained() -> None:
         f"R{rule['number']:03d}" for rule in report["rules"] if rule["status"] == "uncovered"
     }
     assert listed == uncovered, "docs/coverage.md's table of uncovered sentences is stale"
+
+
+def test_the_split_of_checked_sentences_is_todays() -> None:
+    """Issue 33: sentences checked by what an SDK runs are counted apart from those checked only
+    by the model server's own tests; the paragraph gives both counts and lists the latter."""
+    report = coverage_for()
+    text = DOC.read_text(encoding="utf-8")
+    split = re.search(
+        r"Of the \*\*(\d+)\*\* checked\s+sentences, \*\*(\d+)\*\* are checked by what an SDK runs"
+        r".*?\*\*(\d+)\*\* only by the model server's own tests",
+        text,
+        flags=re.S,
+    )
+    assert split, "docs/coverage.md lost the paragraph splitting the checked sentences"
+    assert tuple(map(int, split.groups())) == (
+        report["checked"],
+        report["checked_by_sdk"],
+        report["checked_by_server_tests_only"],
+    ), "update docs/coverage.md's split from `ryusen-conform coverage`"
+    listed = re.search(r"The \d+: (.*?) \(the section", text, flags=re.S)
+    assert listed, "docs/coverage.md lost its list of sentences checked only by server tests"
+    listed = listed.group(1)
+    server_only = [
+        f"R{rule['number']:03d}" for rule in report["rules"] if rule["checked_by"] == "server_tests"
+    ]
+    assert re.findall(r"R\d{3}", listed) == server_only
