@@ -156,7 +156,8 @@ JSON_TEXTS = ('{"b":1,"a":[true,null]}', '"x"', "[1.5,-0]", '{"a":{}}', '"\u00e9
               "1e21", "NaN", "", "1 2", "1e999", '{"a":1,"a":2}', "nope",
               '["\\ud800"]')  # fmt: skip
 #: JSON documents an emission writes (§10.1): the portable ones above, and negative zeros
-#: spelled as a double (`-0.0`, `-0e0`), which JSON.stringify writes as `0`.
+#: spelled as a double (`-0.0`, `-0e0`), whose text is the SDK language's (JSON.stringify writes
+#: `0`, a Python SDK `-0`): the oracle leaves their payload bytes open (D-EMIT-PAYLOAD).
 EMIT_JSON_TEXTS = (*JSON_TEXTS[:6], '{"a":-0.0,"b":[-0e0,1]}', "-0.0")
 #: Messages a program throws: the empty one is reported empty, never as a class name (§11.5).
 THROWN = ("thrown", "")

@@ -106,8 +106,10 @@ class Pass:
         declare: Callable[[], dict],
         callback: Callback | None = None,
         compensator: Compensator | None = None,
+        open_: tuple[str, ...] = (),
     ) -> dict:
-        """One step call; returns the step's value or raises AppError / Stop."""
+        """One step call; returns the step's value or raises AppError / Stop. `open_`: pointers
+        of the declaration a correct SDK may spell its own way (not compared)."""
         if self.answer is not None:
             raise Stop
         if step_id in self.claimed:
@@ -140,7 +142,8 @@ class Pass:
             self.fix(
                 "declared",
                 {"declaration": declaration},
-                why=f"{step_id!r} is the first unresolved step",
+                open_,
+                f"{step_id!r} is the first unresolved step",
             )
         self.not_found(f"the unresolved step {step_id!r} comes before the target")
         raise AssertionError("unreachable")

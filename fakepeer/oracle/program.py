@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 
 from fakepeer.oracle import trace
 from fakepeer.oracle.model import (
@@ -120,6 +121,24 @@ def _as_given(doc: object) -> str:
     if isinstance(doc, list):
         return "[" + ",".join(_as_given(item) for item in doc) + "]"
     return "{" + ",".join(_as_given(k) + ":" + _as_given(v) for k, v in doc.items()) + "}"
+
+
+#: The pointer of an emission's payload bytes in a `declared` answer.
+PAYLOAD_BYTES = "/body/declaration/payload/v"
+
+
+def _language_spelled(doc: object) -> bool:
+    """Whether a document holds a number whose text depends on the SDK's language (§10.1): an
+    integer beyond ±2^53 (exact in Python or Go, a double in JavaScript) or a negative zero."""
+    if isinstance(doc, bool) or doc is None or isinstance(doc, str):
+        return False
+    if isinstance(doc, int):
+        return abs(doc) > 2**53
+    if isinstance(doc, float):
+        return doc == 0 and math.copysign(1.0, doc) < 0
+    if isinstance(doc, list):
+        return any(_language_spelled(item) for item in doc)
+    return any(_language_spelled(item) for item in doc.values())  # type: ignore[attr-defined]
 
 
 def _strict_json(source: str) -> object:
@@ -325,8 +344,12 @@ class _Interpreter:
             raise Unmodeled("emit attempts that is not an i64")
         metadata = _string_map(op.get("metadata", obj({})))
         payload = None
+        spelled: tuple[str, ...] = ()
         if "json" in op:
-            payload = _as_given(_strict_json(need_text(op, "json"))).encode("utf-8")
+            document = _strict_json(need_text(op, "json"))
+            payload = _as_given(document).encode("utf-8")
+            if _language_spelled(document):  # the bytes are the SDK language's (D-EMIT-PAYLOAD)
+                spelled = (PAYLOAD_BYTES,)
         elif isinstance(op["payload"], dict) and op["payload"].get("t") == "bytes":
             payload = base64.b64decode(op["payload"]["v"])
         # each refusal here is sdk.invalid_declaration, so their order is not observable
@@ -348,7 +371,7 @@ class _Interpreter:
                 "metadata": metadata,
             }
 
-        return self.pass_.step(step_id, "emit", declare)
+        return self.pass_.step(step_id, "emit", declare, open_=spelled)
 
     # ---------------------------------------------------------------- plain ops
 

@@ -1181,6 +1181,35 @@ def _retry_limit_999() -> None:
     workflow.Retry.to_wire = to_wire
 
 
+@mutant(
+    "emit-attempts-below-one-accepted",
+    "an emission asking for 0 or a negative number of attempts is emitted once, not refused",
+    # RFD 2 refuses more than one attempt; below one, the server never sees the count and
+    # accepts at most one event either way, so the refusal is recommended (D-EMISSION-ATTEMPTS).
+    recommended_only="D-EMISSION-ATTEMPTS",
+)
+def _emit_attempts_below_one_accepted() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    original = workflow.Workflow.emit
+
+    def emit(self, id, event, payload, metadata=None, retry=None):
+        attempts = retry.max_attempts if isinstance(retry, workflow.Retry) else retry
+        if type(attempts) is int and attempts < 1:
+            retry = None
+        return original(self, id, event, payload, metadata, retry)
+
+    workflow.Workflow.emit = emit
+
+
+@mutant(
+    "compensation-target-retry-converted",
+    "a compensation target's forward retry is converted first: out of range, target_not_found",
+)
+def _compensation_target_retry_converted() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    workflow.Pass.is_compensation_target = lambda self, step_id: False
+
+
 @mutant("emit-retry-allowed", "emit accepts a retry of more than one attempt")
 def _emit_retry_allowed() -> None:
     workflow = _m("ryusen_sdk.workflow")
