@@ -61,6 +61,8 @@ class Failure:
     problem: str
     fixture: dict
     path: Path | None = None
+    #: Why it could not be written under --out (it is printed all the same).
+    write_error: str = ""
 
 
 @dataclass
@@ -108,7 +110,10 @@ def run_campaign(
             failure = _run_property(name, session, examples, chosen_seed)
             if failure is not None:
                 if out is not None:
-                    failure.path = write_fixture(failure.fixture, out)
+                    try:
+                        failure.path = write_fixture(failure.fixture, out)
+                    except OSError as exc:  # a full disk: the fixture is still printed
+                        failure.write_error = f"cannot write it under {out}: {exc}"
                 result.failures.append(failure)
     finally:
         result.sent = session.sent

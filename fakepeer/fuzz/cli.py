@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from fakepeer import atomic
 from fakepeer.session.targets import SdkTarget, targets_from_options
 from fakepeer.transport.process import CommandError
 
@@ -74,12 +75,16 @@ def fuzz(
     ] = None,
     max_time: Annotated[
         float | None,
-        typer.Option("--max-time", help="With --semantics: stop playing after this many seconds."),
+        typer.Option(
+            "--max-time",
+            help="With --semantics or --whole-runs: stop playing after this many seconds (the "
+            "example or run it cuts short is not judged; none judged is no pass).",
+        ),
     ] = None,
 ) -> None:
     """Fuzz an SDK: its value codec through conform.echo, or (--semantics) its replay semantics."""
-    if max_time is not None and not semantics:
-        _usage("--max-time bounds a --semantics campaign; add --semantics")
+    if max_time is not None and not semantics and whole_runs is None:
+        _usage("--max-time bounds a --semantics or --whole-runs campaign; add one")
     if max_time is not None and not max_time > 0:
         _usage(f"--max-time must be a positive number of seconds, not {max_time:g}")
     try:
@@ -89,6 +94,8 @@ def fuzz(
         raise typer.Exit(2) from None
     if whole_runs is not None and semantics:
         _usage("--whole-runs and --semantics are two campaigns; run them one at a time")
+    if out is not None:
+        _check_out(out)
     if len(targets) > 1 and seed is None:
         seed = random.SystemRandom().randrange(2**32)  # one seed: every SDK gets the same cases
 
@@ -100,7 +107,7 @@ def fuzz(
     if whole_runs is not None:
         from fakepeer.fuzz.semantic_cli import run_whole_runs
 
-        raise typer.Exit(_each(targets, lambda t: run_whole_runs(t, whole_runs, seed)))
+        raise typer.Exit(_each(targets, lambda t: run_whole_runs(t, whole_runs, seed, max_time)))
     if semantics:
         from fakepeer.fuzz.semantic_cli import run_semantics
 
@@ -144,7 +151,21 @@ def _run_echo(
         typer.echo(f"ryusen-conform: error: {exc}", err=True)
         return 2
     report(result)
-    return 1 if result.failures else 0
+    lost = [failure.write_error for failure in result.failures if failure.write_error]
+    for problem in lost:
+        typer.echo(f"ryusen-conform: error: a counterexample fixture: {problem}", err=True)
+    return 2 if lost else 1 if result.failures else 0
+
+
+def _check_out(out: Path) -> None:
+    """--out must be a folder the campaign can write into, known before it plays for minutes
+    (a file in its place, a read-only mount); a full disk is only met when writing."""
+    if out.exists() and not out.is_dir():
+        _usage(f"--out {out}: not a folder")
+    try:
+        atomic.check_writable(out / "values" / "fixture.json")
+    except OSError as exc:
+        _usage(f"--out {out}: {exc}")
 
 
 def _usage(message: str) -> None:

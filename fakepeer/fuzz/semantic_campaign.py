@@ -40,6 +40,8 @@ class SemanticFailure:
     draft: dict
     found_after: int  # examples played up to and including the first failing one
     path: Path | None = None
+    #: Why it could not be written under --out (it is printed all the same).
+    write_error: str = ""
 
 
 @dataclass
@@ -88,9 +90,11 @@ def run_semantic_campaign(
     found: list[tuple[SemanticCase, str]] = []
     try:
         try:
-            session.start()
+            session.start(deadline)
         except (SessionError, TransportError) as exc:
             reason = getattr(exc, "reason", str(exc))
+            if deadline is not None and time.monotonic() >= deadline:
+                reason = f"it had not registered when --max-time ({max_time:g} s) was reached"
             tail = session.session.stderr_tail()
             raise SemanticSetupError(
                 f"cannot start {target.label}: {reason} {tail[-400:]}"
@@ -102,13 +106,17 @@ def run_semantic_campaign(
             except Unmodeled:
                 result.unmodelled += 1
                 reject()
-            if not found and deadline is not None and time.monotonic() > deadline:
-                result.timed_out = True
+            if deadline is not None and time.monotonic() >= deadline:
+                result.timed_out = True  # shrinking stops too: the smallest case found so far
+                raise _TimeUp
+            result.invocations += 1
+            played = session.play(case, deadline)
+            if played.broken and deadline is not None and time.monotonic() >= deadline:
+                result.timed_out = True  # cut short by --max-time, not the SDK's doing
                 raise _TimeUp
             if not found:
                 result.played += 1
-            result.invocations += 1
-            problem = disagreement(case, session.play(case))
+            problem = disagreement(case, played)
             if problem is not None:
                 found.append((case, problem))
                 raise _Disagreement(problem)
@@ -141,6 +149,9 @@ def run_semantic_campaign(
         draft = draft_document(case, expectation_of(case), problem, target.label)
         failure = SemanticFailure(case, problem, draft, result.played)
         if out is not None:
-            failure.path = write_draft(draft, out)
+            try:
+                failure.path = write_draft(draft, out)
+            except OSError as exc:  # a full disk: the draft is still printed
+                failure.write_error = f"cannot write it under {out}: {exc}"
         result.failure = failure
     return result

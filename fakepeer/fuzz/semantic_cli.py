@@ -39,7 +39,21 @@ def run_semantics(
         typer.echo(f"ryusen-conform: error: {exc}", err=True)
         return 2
     report(result)
-    return 1 if result.failure else 0
+    if result.failure and result.failure.write_error:
+        typer.echo(
+            f"ryusen-conform: error: the draft fixture: {result.failure.write_error}", err=True
+        )
+        return 2
+    if result.failure:
+        return 1
+    if result.played == 0:  # cut before its first example: no verdict, so never a pass
+        typer.echo(
+            f"ryusen-conform: error: no example was played before --max-time: no verdict on "
+            f"{result.sdk}",
+            err=True,
+        )
+        return 1
+    return 0
 
 
 def report(result: SemanticResult) -> None:
@@ -59,8 +73,11 @@ def report(result: SemanticResult) -> None:
     )
 
 
-def run_whole_runs(target: SdkTarget, runs: int, seed: int | None) -> int:
-    """Play `runs` random whole runs on the model server; print each broken invariant."""
+def run_whole_runs(
+    target: SdkTarget, runs: int, seed: int | None, max_time: float | None = None
+) -> int:
+    """Play `runs` random whole runs on the model server; print each broken invariant. Nothing
+    goes past `max_time`: the run it cuts short is not judged, and none judged is no pass."""
     import random
     import time
 
@@ -73,16 +90,26 @@ def run_whole_runs(target: SdkTarget, runs: int, seed: int | None) -> int:
     rng = random.Random(chosen)
     session = SdkSession(target.factory)
     started = time.monotonic()
-    bad = 0
+    stop_at = None if max_time is None else started + max_time
+    bad = judged = 0
     try:
         try:
-            session.ensure_started(time.monotonic() + 30)
+            start_by = time.monotonic() + 30
+            session.ensure_started(start_by if stop_at is None else min(start_by, stop_at))
         except (SessionError, TransportError) as exc:
             typer.echo(f"ryusen-conform: error: cannot start {target.label}: {exc}", err=True)
             return 2
         for index in range(runs):
+            if stop_at is not None and time.monotonic() >= stop_at:
+                break
             run = random_run(rng)
-            report, broken = run_problems(HostLink(session), run)
+            report, broken = run_problems(
+                HostLink(session, deadline=stop_at, limit=stop_at), run, stop_at
+            )
+            cut = report.stopped is not None or report.host_fault is not None
+            if cut and stop_at is not None and time.monotonic() >= stop_at:
+                break  # cut short by --max-time: no verdict on this run
+            judged += 1
             if broken:
                 bad += 1
                 typer.echo(f"RUN {index + 1} broke: {'; '.join(broken)}")
@@ -94,8 +121,14 @@ def run_whole_runs(target: SdkTarget, runs: int, seed: int | None) -> int:
                     typer.echo(f"  {line}")
     finally:
         session.shutdown()
+    cut = f" (stopped by --max-time after {judged} of {runs})" if judged < runs else ""
     typer.echo(
-        f"played {runs} whole run(s) against {target.label} in {time.monotonic() - started:.1f} s, "
-        f"seed {chosen}, {bad} broke an invariant"
+        f"played {judged} whole run(s){cut} against {target.label} in "
+        f"{time.monotonic() - started:.1f} s, seed {chosen}, {bad} broke an invariant"
     )
+    if not bad and not judged:
+        typer.echo(
+            f"ryusen-conform: error: no whole run ended: no verdict on {target.label}", err=True
+        )
+        return 1
     return 1 if bad else 0

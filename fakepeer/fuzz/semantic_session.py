@@ -40,16 +40,21 @@ class SemanticSession:
         #: little and keeps the rule simple.
         self._dirty = True
 
-    def start(self) -> None:
-        """Spawn and register now, so start-up problems surface before fuzzing."""
-        self.session.ensure_started(time.monotonic() + max(self.timeout, 10.0))
+    def start(self, until: float | None = None) -> None:
+        """Spawn and register now, so start-up problems surface before fuzzing (by `until`,
+        the campaign's --max-time, at the latest)."""
+        deadline = time.monotonic() + max(self.timeout, 10.0)
+        self.session.ensure_started(deadline if until is None else min(deadline, until))
 
-    def play(self, case: SemanticCase) -> Played:
+    def play(self, case: SemanticCase, until: float | None = None) -> Played:
         """Reset the host when the last case changed its state, set ambient state and admission,
         send the invoke and ask for its trace: every frame written at once (a host serves them
-        in order, §12.1), then the answers read in turn."""
+        in order, §12.1), then the answers read in turn; by `until` (the campaign's --max-time)
+        at the latest."""
         self.played += 1
         deadline = time.monotonic() + self.timeout
+        if until is not None:
+            deadline = min(deadline, until)
         frames: list[tuple[str, str, dict]] = []
         if self._dirty:
             frames.append(("conform.reset", "conform.ack", {}))

@@ -83,9 +83,13 @@ def random_run(rng: random.Random) -> WholeRun:
     return WholeRun(o(ops=arr(ops)), faults, restarts=restarts, attempts=attempts)
 
 
-def play(link: HostLink, run: WholeRun, max_invocations: int = 300) -> RunReport:
-    """Play the run to its end on the model server, with effect traces and frames kept."""
+def play(
+    link: HostLink, run: WholeRun, max_invocations: int = 300, stop_at: float | None = None
+) -> RunReport:
+    """Play the run to its end (or `stop_at`) on the model server, with effect traces and
+    frames kept."""
     server = ModelServer(link, max_invocations=max_invocations, keep_frames=True, trace=True)
+    server.stop_at = stop_at
     script = [ScriptItem(at, "server_restart") for at in run.restarts]
     return server.simulate(
         "conform.program", run.program, script, [Fault.from_json(f) for f in run.faults]
@@ -119,10 +123,13 @@ def broken_invariants(report: RunReport, run: WholeRun | None = None) -> list[st
     return found
 
 
-def run_problems(link: HostLink, run: WholeRun) -> tuple[RunReport, list[str]]:
-    """Play `run`; (its report, what went wrong: every broken invariant, then the host's fault
-    if the model server met one, since a host that fails mid-run is a finding, not a quiet end)."""
-    report = play(link, run)
+def run_problems(
+    link: HostLink, run: WholeRun, stop_at: float | None = None
+) -> tuple[RunReport, list[str]]:
+    """Play `run` (stopped at `stop_at`, a `time.monotonic()`); (its report, what went wrong:
+    every broken invariant, then the host's fault if the model server met one, since a host
+    that fails mid-run is a finding, not a quiet end)."""
+    report = play(link, run, stop_at=stop_at)
     broken = broken_invariants(report, run)
     if report.host_fault:
         broken.append(f"host-fault: {report.host_fault}")

@@ -113,7 +113,7 @@ def test_cli_semantics_and_one_line_errors(tmp_path: Path) -> None:
     assert ok.exit_code == 0, ok.output
     assert "20 example(s) played" in ok.output and "0 disagreement(s)" in ok.output
     for args, message in [
-        (["fuzz", "--max-time", "3"], "--max-time bounds a --semantics campaign"),
+        (["fuzz", "--max-time", "3"], "--max-time bounds a --semantics or --whole-runs campaign"),
         (["fuzz", "--semantics", "--max-time", "0"], "--max-time must be a positive"),
     ]:
         bad = runner.invoke(_cli(), args)
