@@ -254,6 +254,8 @@ class Comparer:
             findings.append(_schema_finding(violation))
         if not identical and not canonically_equal(expectation.expected, actual):
             findings.extend(_leveled(expectation, actual))
+        if step.match and not identical:
+            findings.extend(check_matched(step.match, step.expected, envelope))
         if step.derive:
             findings.extend(check_derived(step.derive, envelope))
         return findings
@@ -580,6 +582,89 @@ def diff_text(findings: Iterable[Finding]) -> str:
             text
         )
     return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- match
+
+
+def check_matched(
+    match: Iterable[tuple[str, str]], expected: dict, envelope: dict
+) -> list[Finding]:
+    """For each `pointer -> json | json_ordered`: the answer's base64 JSON text there parses to
+    the document the expected text parses to (a required check; the exact bytes are usually a
+    recommended part beside it)."""
+    findings = []
+    for pointer, how in match:
+        want = _json_document(_at(expected, pointer))
+        got = _json_document(_at(envelope, pointer))
+        ordered = how == "json_ordered"
+        if want is not _NOT_JSON and got is not _NOT_JSON and _same_json(want, got, ordered):
+            continue
+        shown = "not base64 of a JSON text" if got is _NOT_JSON else render(got)
+        findings.append(
+            Finding(
+                "value",
+                pointer,
+                f"the bytes must parse to the expected JSON document"
+                f"{' with its members in order' if ordered else ''}: expected {render(want)}, "
+                f"got {shown}",
+                expected=_at(expected, pointer),
+                actual=_at(envelope, pointer),
+            )
+        )
+    return findings
+
+
+_NOT_JSON = object()
+
+
+def _at(document: object, pointer: str) -> object:
+    try:
+        return resolve(document, pointer)
+    except (KeyError, IndexError, TypeError, ValueError):
+        return MISSING
+
+
+def _json_document(value: object) -> object:
+    """The JSON document base64 `value` holds, its objects as `_Members` (order kept)."""
+    if not isinstance(value, str):
+        return _NOT_JSON
+    try:
+        text = base64.b64decode(value, validate=True).decode("utf-8")
+        return json.loads(text, object_pairs_hook=_Members, parse_int=float, parse_float=float)
+    except (binascii.Error, ValueError, RecursionError):
+        return _NOT_JSON
+
+
+class _Members(list):
+    """A parsed JSON object: its (name, value) pairs in document order."""
+
+
+def _same_json(left: object, right: object, ordered: bool) -> bool:
+    """JSON equality of two parsed documents, numbers as doubles; object members in any order
+    unless `ordered`."""
+    if isinstance(left, _Members) or isinstance(right, _Members):
+        if not (isinstance(left, _Members) and isinstance(right, _Members)):
+            return False
+        if len(left) != len(right):
+            return False
+        if not ordered:
+            left, right = sorted(left, key=_name), sorted(right, key=_name)
+        return all(
+            a[0] == b[0] and _same_json(a[1], b[1], ordered)
+            for a, b in zip(left, right, strict=True)
+        )
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(
+            _same_json(a, b, ordered) for a, b in zip(left, right, strict=True)
+        )
+    if isinstance(left, bool) or isinstance(right, bool):
+        return left is right
+    return type(left) is type(right) and left == right
+
+
+def _name(pair: tuple[str, object]) -> str:
+    return pair[0]
 
 
 # ----------------------------------------------------------------------------- derive

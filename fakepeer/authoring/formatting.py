@@ -27,7 +27,16 @@ TOP_LEVEL_ORDER = (
     "steps",
 )
 RULE_ORDER = ("section", "quote", "decision", "protocol")
-STEP_ORDER = ("send", "send_raw", "send_raw_base64", "expect", "vary", "recommend", "derive")
+STEP_ORDER = (
+    "send",
+    "send_raw",
+    "send_raw_base64",
+    "expect",
+    "vary",
+    "recommend",
+    "match",
+    "derive",
+)
 SEND_ORDER = ("kind", "id", "version", "extra", "body")
 EXPECT_ORDER = ("kind", "body")
 

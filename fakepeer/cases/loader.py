@@ -368,6 +368,7 @@ def _plain_step(
             for pointer, ref in raw.get("same_as", {}).items()
         ),
         recommend=tuple(raw.get("recommend", {}).items()),
+        match=tuple(raw.get("match", {}).items()),
         trace=trace,
         checked=checked and not raw.get("vary") and not derive,
     )

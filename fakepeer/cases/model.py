@@ -64,6 +64,9 @@ class ExpectStep:
     #: warning (docs/fixtures.md "Levels inside a fixture"); the rest of the expectation is
     #: required.
     recommend: tuple[tuple[str, str], ...] = ()
+    #: Required matchers (pointer, `json` | `json_ordered`): the base64 JSON text there must
+    #: parse to the document the expected one parses to, whatever its spelling.
+    match: tuple[tuple[str, str], ...] = ()
     #: The expected effect trace (§12.4) of the invoke this step answers, or None.
     trace: ExpectedTrace | None = None
     #: Built from a fixture file that loaded cleanly, with nothing varied or derived: `kind`

@@ -95,6 +95,7 @@ class Scenario:
         vary: Iterable[str] = (),
         derive: Mapping[str, str] | None = None,
         recommend: Mapping[str, str] | None = None,
+        match: Mapping[str, str] | None = None,
         trace: Iterable[Mapping] | None = None,
         trace_match: str = "exact",
         trace_only: Iterable[str] = (),
@@ -117,6 +118,8 @@ class Scenario:
             step["vary"] = vary
         if recommend:
             step["recommend"] = dict(recommend)
+        if match:
+            step["match"] = dict(match)
         if derive:
             step["derive"] = dict(derive)
         return self._step(step)

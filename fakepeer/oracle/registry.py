@@ -134,11 +134,9 @@ def _saga(program_input: dict, pass_: Pass) -> None:
             raise Unmodeled("a charge result without `charged`")
         return obj({"refunded": charged})
 
-    default = {"max_attempts": 3, "backoff_ms": "1000"}
+    given = {"max_attempts": 3, "backoff_ms": "1000"}  # §13.3 gives it (not the default)
     try:
-        reservation = step(
-            "reserve", "Reserve stock", default, string("reserved:" + order), release
-        )
+        reservation = step("reserve", "Reserve stock", given, string("reserved:" + order), release)
         charge = step(
             "charge",
             "Charge card",
@@ -146,7 +144,7 @@ def _saga(program_input: dict, pass_: Pass) -> None:
             obj({"charged": string(order)}),
             refund,
         )
-        step("notify", "Notify customer", default, {"t": "null"}, None)
+        step("notify", "Notify customer", given, {"t": "null"}, None)
     except Stop:
         return
     except AppError as error:

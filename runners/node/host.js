@@ -73,6 +73,7 @@ const sagaWith = (trace) => async (ctx, input) => {
   if (typeof order !== 'string') throw new TypeError('conform.saga takes {"order": string}');
   const reservation = await ctx.step.run('reserve', tracedCallback(trace, () => `reserved:${order}`), {
     name: 'Reserve stock',
+    retry: { maxAttempts: 3, backoff: 1000 },
     compensate: tracedCompensator(trace, (forward) => `released:${forward}`),
   });
   const charge = await ctx.step.run('charge', tracedCallback(trace, () => ({ charged: order })), {
@@ -80,7 +81,10 @@ const sagaWith = (trace) => async (ctx, input) => {
     retry: { maxAttempts: 5, backoff: 1000 },
     compensate: tracedCompensator(trace, (forward) => ({ refunded: forward.charged })),
   });
-  await ctx.step.run('notify', tracedCallback(trace, () => null), { name: 'Notify customer' });
+  await ctx.step.run('notify', tracedCallback(trace, () => null), {
+    name: 'Notify customer',
+    retry: { maxAttempts: 3, backoff: 1000 },
+  });
   return { reservation, charge };
 };
 

@@ -186,3 +186,33 @@ def test_a_trace_member_may_be_a_recommended_part() -> None:
     other = [{"event": "caught", "what": "suspension", "category": "sdk.b"}]
     (required,) = check_expected_trace(want, other, recommend)
     assert not required.recommended
+
+
+def test_a_json_matcher_requires_the_document_and_recommends_the_spelling() -> None:
+    import base64
+
+    def b64(text: str) -> str:
+        return base64.b64encode(text.encode()).decode()
+
+    scenario = Scenario(
+        "t.json", "json", section="tests", quote="An invocation contains the run input",
+        category="json",
+    )  # fmt: skip
+    scenario.send("invoke", invoke_body("t.json", "hi"))
+    expected = {"value": {"t": "bytes", "v": b64('{"a":1,"b":[2.5,true]}')}}
+    scenario.expect(
+        "completed",
+        expected,
+        recommend={"/body/value/v": DECISION},
+        match={"/body/value/v": "json"},
+    )
+    step = _step(scenario)
+
+    def answer(text: str) -> dict:
+        body = {"value": {"t": "bytes", "v": b64(text)}}
+        return {"version": "1.1", "kind": "completed", "id": step.exchange_id, "body": body}
+
+    respelled = compare_frame(step, answer('{"b":[2.50,true],"a":1.0}'))
+    assert respelled and all(finding.recommended for finding in respelled)
+    for wrong in ('{"a":1,"b":[2.5,false]}', '{"a":1}', "[1]", "not json", '{"a":1,"b":[2.5,1]}'):
+        assert any(not f.recommended for f in compare_frame(step, answer(wrong))), wrong

@@ -57,6 +57,14 @@ def main(argv: list[str]) -> int:
     from patches import MUTANTS, apply_mutant
 
     name = argv[1]
+    if name.startswith("variation."):  # a legal variation (variations.py), not a fault
+        from variations import VARIATIONS, apply_variation
+
+        if name not in VARIATIONS:
+            print(f"unknown variation {name!r}; known: {', '.join(VARIATIONS)}", file=sys.stderr)
+            return 2
+        apply_variation(name)
+        return _serve(name)
     if name.startswith("http."):  # an HTTP mutant, or `http.none`: serve HTTP (§1.1)
         os.environ["RYUSEN_CONFORM_TRANSPORT"] = "http"
         name = "none" if name == "http.none" else name
@@ -64,11 +72,17 @@ def main(argv: list[str]) -> int:
         print(f"unknown mutant {name!r}; known: {', '.join(sorted(MUTANTS))}", file=sys.stderr)
         return 2
     apply_mutant(name)
+    return _serve(name, argv if zygote else None)
+
+
+def _serve(name: str, zygote_argv: list[str] | None = None) -> int:
+    """Serve as `runners/python/host.py` does, with whatever was patched in."""
     spec = importlib.util.spec_from_file_location("ryusen_reference_host", RUNNER / "host.py")
     assert spec is not None and spec.loader is not None
     host = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(host)
-    if zygote:  # fork a fresh host per `zygote_client.py` (the kill matrix's isolation)
+    if zygote_argv is not None:
+        argv = zygote_argv  # fork a fresh host per `zygote_client.py` (the kill matrix's isolation)
         from zygote import serve_forks
 
         def serve() -> int:

@@ -809,7 +809,11 @@ def _trigger_duplicates_merged() -> None:
 # ------------------------------------------------------------------------- declarations
 
 
-@mutant("wrong-default-retry", "the default retry is one attempt instead of {3, 1000}")
+@mutant(
+    "wrong-default-retry",
+    "the default retry is one attempt instead of {3, 1000}",
+    recommended_only="D-DEFAULT-RETRY",
+)
 def _wrong_default_retry() -> None:
     workflow = _m("ryusen_sdk.workflow")
     workflow.DEFAULT_RETRY = workflow.Retry(max_attempts=1, backoff=1000)
@@ -868,7 +872,11 @@ def _error_details_dropped() -> None:
     errors.RyusenError.to_record = to_record
 
 
-@mutant("json-not-canonical", "the JSON convenience writes json.dumps text, not RFC 8785")
+@mutant(
+    "json-not-canonical",
+    "the JSON convenience writes json.dumps text, not RFC 8785",
+    recommended_only="D-JSON-CONVENIENCE",
+)
 def _json_not_canonical() -> None:
     convenience = _m("ryusen_sdk.json_convenience")
     import json
@@ -1334,7 +1342,11 @@ def _size_limit_strict() -> None:
     codec.MAX_VALUE_BYTES = 1_048_575
 
 
-@mutant("pointer-not-escaped", "JSON pointers do not escape `~` and `/` in keys")
+@mutant(
+    "pointer-not-escaped",
+    "JSON pointers do not escape `~` and `/` in keys",
+    recommended_only="D-POINTERS",
+)
 def _pointer_not_escaped() -> None:
     jsontext = _m("ryusen_sdk.jsontext")
     replace_everywhere(jsontext.pointer_join, lambda pointer, token: f"{pointer}/{token}")
@@ -1552,7 +1564,11 @@ def _json_refusal_as_conversion() -> None:
     convenience.JsonConvenienceError = errors.ConversionError
 
 
-@mutant("json-ascii-escapes", "the JSON convenience writes non-ASCII characters as \\u escapes")
+@mutant(
+    "json-ascii-escapes",
+    "the JSON convenience writes non-ASCII characters as \\u escapes",
+    recommended_only="D-JSON-CONVENIENCE",
+)
 def _json_ascii_escapes() -> None:
     convenience = _m("ryusen_sdk.json_convenience")
     import json

@@ -33,6 +33,7 @@ def build_registry(ambient: Mapping[str, str], trace: Trace | None = None) -> Re
             "reserve",
             traced("forward", lambda step: "reserved:" + order),
             name="Reserve stock",
+            retry=Retry(max_attempts=3, backoff="1s"),
             compensate=traced("compensation", lambda step, forward: "released:" + forward),
         )
         charge = ctx.step.run(
@@ -44,7 +45,12 @@ def build_registry(ambient: Mapping[str, str], trace: Trace | None = None) -> Re
                 "compensation", lambda step, forward: {"refunded": forward["charged"]}
             ),
         )
-        ctx.step.run("notify", traced("forward", _notify), name="Notify customer")
+        ctx.step.run(
+            "notify",
+            traced("forward", _notify),
+            name="Notify customer",
+            retry=Retry(max_attempts=3, backoff="1s"),
+        )
         return {"reservation": reservation, "charge": charge}
 
     @registry.function("conform.program")
