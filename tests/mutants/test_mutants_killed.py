@@ -1,7 +1,11 @@
 """Every mutant SDK (a reference SDK with one fault) must fail at least one named fixture.
 
-Runs the bench's Python API over the whole corpus once per mutant of both reference SDKs
-(several minutes on 2 cores) and prints the kill matrix. Regenerate the committed copy:
+Each mutant is shown killed by a witness (`witness.py`): a fixture KILL_MATRIX.md names as its
+killer, played alone on a fresh host against it, failing the run, and passing against its SDK's
+baseline; a mutant without one (a new mutant, a killer that no longer kills, a claim that no
+required fixture kills it) is searched over the whole corpus as the full matrix does. The
+catalog is split into chunks, one test each, so `pytest -n auto` spreads them. Regenerate the
+committed matrix (every mutant over the whole corpus, half an hour of CPU):
 `python -m tests.mutants.kill_matrix`.
 """
 
@@ -19,14 +23,14 @@ from .kill_matrix import (
     BASELINE,
     MATRIX_FILE,
     NODE_BASELINE,
-    KillMatrix,
-    build_kill_matrix,
     catalog,
-    render_text,
     run_mutant,
+    sdk_of,
+    unapplicable_mutants,
 )
 from .node_mutants import NODE_MUTANTS
 from .patches import MUTANTS
+from .witness import prove_caught, summary
 
 #: The effect-only faults (only the effect trace shows them) mirrored in the Node SDK.
 EFFECT_ONLY = (
@@ -44,34 +48,48 @@ EFFECT_ONLY = (
 KNOWN_SURVIVORS: dict[str, str] = {}
 
 
-@pytest.fixture(scope="module")
-def matrix() -> KillMatrix:
-    built = build_kill_matrix(jobs=2)
-    print("\n" + render_text(built))
-    return built
+#: Python mutants per chunk (one test each); the other SDKs' catalogs are a chunk each.
+CHUNK = 40
 
 
-def test_every_mutant_patch_applies(matrix: KillMatrix) -> None:
-    assert not matrix.unapplicable, (
+def _chunks() -> dict[str, list[str]]:
+    """Chunk id -> its mutants: each SDK's catalog in slices of `CHUNK`, in catalog order."""
+    by_sdk: dict[str, list[str]] = {}
+    for name in catalog():
+        by_sdk.setdefault(sdk_of(name), []).append(name)
+    chunks = {}
+    for sdk, names in by_sdk.items():
+        count = -(-len(names) // CHUNK)
+        for index in range(count):
+            chunks[f"{sdk}-{index + 1}of{count}"] = names[index * CHUNK : (index + 1) * CHUNK]
+    return chunks
+
+
+def test_every_mutant_patch_applies() -> None:
+    unapplicable = unapplicable_mutants(catalog())
+    assert not unapplicable, (
         "these mutant patches no longer apply to their reference SDK (update tests/mutants/"
         "patches.py or node_mutant_host.js):"
-        f" {matrix.unapplicable}"
+        f" {unapplicable}"
     )
 
 
-def test_every_mutant_is_killed(matrix: KillMatrix) -> None:
+def test_chunks_cover_the_catalog_once() -> None:
+    listed = [name for names in _chunks().values() for name in names]
+    assert sorted(listed) == sorted(catalog()) and len(set(listed)) == len(listed)
+
+
+@pytest.mark.parametrize("chunk", sorted(_chunks()))
+def test_every_mutant_is_killed(chunk: str) -> None:
+    """Every mutant of the chunk is killed (alone, failing the run); a known survivor still
+    survives; a recommended-only mutant is caught as designed (two warnings, no kill)."""
+    names = _chunks()[chunk]
+    matrix = prove_caught(names, exhaustive=KNOWN_SURVIVORS)
+    print("\n" + summary(matrix))
     survivors = sorted(set(matrix.survivors()) - set(KNOWN_SURVIVORS))
     assert not survivors, f"no fixture catches these mutant SDKs: {survivors}"
-
-
-def test_known_survivors_still_survive(matrix: KillMatrix) -> None:
     killed = sorted(name for name in KNOWN_SURVIVORS if matrix.kills.get(name))
     assert not killed, f"now caught by a fixture: remove from KNOWN_SURVIVORS: {killed}"
-
-
-def test_recommended_only_mutants_are_caught_as_designed(matrix: KillMatrix) -> None:
-    """A fault in recommended behaviour only is caught as a warning by two fixtures, alone; one
-    a required fixture kills is not recommended-only (its catalog entry must lose the mark)."""
     killed = sorted(name for name in matrix.recommended_only if matrix.kills.get(name))
     assert not killed, f"killed by a required fixture: drop `recommended_only`: {killed}"
     thin = sorted(n for n in matrix.recommended_only if not matrix.caught_as_designed(n))
