@@ -44,7 +44,7 @@ COMMAND_PREFIX = "http+cmd:"
 URL_PREFIX = "http://"
 #: The only address the bench sends a request to.
 LOOPBACK = "127.0.0.1"
-#: How long a started host has to print its URL.
+#: How long a started host has to print its URL when the request that needs it has no deadline.
 STARTUP_SECONDS = 10.0
 #: Longest first line (the URL and its capability words) read from a started host.
 MAX_URL_LINE = 4096
@@ -86,15 +86,16 @@ class HttpTransport(Transport):
 
     def __init__(
         self,
-        url: str,
+        url: str | None,
         *,
         secret: str | None = None,
         capabilities: frozenset[str] = frozenset(),
         process: SubprocessTransport | None = None,
     ) -> None:
         super().__init__()
+        #: None until a started host's first stdout line names it (`_reach`).
         self.url = url
-        self.host, self.port, self.path = parse_url(url)
+        self.host, self.port, self.path = parse_url(url) if url is not None else (LOOPBACK, 0, "/")
         self.secret = secret
         self._capabilities = capabilities | {HTTP_CAPABILITY}
         self.process = process
@@ -254,6 +255,7 @@ class HttpTransport(Transport):
         The endpoint must answer from the headers alone (D-HTTP-LIMITS), without waiting for
         bytes that never come; the connection is not reused.
         """
+        self._reach(deadline)
         self._drop_connection()
         head = hand_written_head(self.path, self.host, self.port, body, headers, framing)
         link = Link(self.host, self.port, deadline)
@@ -270,6 +272,7 @@ class HttpTransport(Transport):
         Bytes the endpoint wrote that no request asked for (a second response) are read and
         raised before anything is written: the request is not sent at all then.
         """
+        self._reach(deadline)
         link = self._link
         if link is not None:
             state = link.unasked()
@@ -301,6 +304,17 @@ class HttpTransport(Transport):
             self._drop_connection()
             raise SecondResponse("answered one request twice: a second response (204) came")
         raise _Unasked(answer)
+
+    def _reach(self, deadline: float | None) -> None:
+        """Learn a started host's URL (and capabilities) from its first stdout line, once."""
+        if self.url is not None:
+            return
+        assert self.process is not None
+        until = time.monotonic() + STARTUP_SECONDS if deadline is None else deadline
+        url, *words = _first_line(self.process, until).split()
+        self.url = url
+        self.host, self.port, self.path = parse_url(url)
+        self._capabilities |= frozenset(w for w in words if w == httpauth.CAPABILITY)
 
     def _drop_connection(self) -> None:
         link, self._link = self._link, None
@@ -374,33 +388,47 @@ class InjectedFailure(HttpAnswerError):
 
 
 def start_command(argv: Sequence[str], cwd: Path | None = None) -> HttpTransport:
-    """Start a host that serves HTTP and connect to the URL on its first stdout line.
+    """Start a host that serves HTTP; its URL is read from its first stdout line when the first
+    request is sent, within that request's deadline (so `--start-timeout` and `--max-time`
+    bound the wait, and the host's start overlaps what the bench does meanwhile).
 
     The line is `http://127.0.0.1:PORT/PATH [CAPABILITY ...]`: a host that authenticates
     requests adds `request_authentication` (D-HTTP-START).
     """
     secret = httpauth.new_secret()
     process = SubprocessTransport(argv, cwd=cwd, env={httpauth.SECRET_VARIABLE: secret})
-    try:
-        line = _first_line(process, time.monotonic() + STARTUP_SECONDS)
-        url, *words = line.split()
-        capabilities = frozenset(w for w in words if w == httpauth.CAPABILITY)
-        return HttpTransport(url, secret=secret, capabilities=capabilities, process=process)
-    except (CommandError, ValueError) as exc:
-        process.close()
-        tail = process.stderr_tail().strip().splitlines()
-        clue = f" (stderr: {tail[-1][:200]})" if tail else ""
-        raise CommandError(f"{exc}{clue}") from None
+    return HttpTransport(None, secret=secret, process=process)
+
+
+class HostStartError(TransportError):
+    """A started host printed no usable endpoint URL: it cannot be reached."""
+
+    reason = "did not start its HTTP endpoint"
 
 
 def _first_line(process: SubprocessTransport, deadline: float) -> str:
-    """The host's first stdout line, or CommandError when none comes in time."""
+    """The host's first stdout line; HostStartError (TransportTimeout past `deadline`) when
+    none comes or it names no loopback endpoint, with the host's last stderr line."""
+    try:
+        line = _read_line(process, deadline)
+        parse_url(line.split()[0])
+    except (CommandError, HostStartError) as exc:
+        tail = process.stderr_tail().strip().splitlines()
+        clue = f" (stderr: {tail[-1][:200]})" if tail else ""
+        detail = f"{exc.detail if isinstance(exc, TransportError) else exc}{clue}"
+        raise (type(exc) if isinstance(exc, HostStartError) else HostStartError)(detail) from None
+    return line
+
+
+def _read_line(process: SubprocessTransport, deadline: float) -> str:
     fd = process.process.stdout.fileno()  # type: ignore[union-attr]
+    started = time.monotonic()
     data = b""
     while b"\n" not in data:
         left = deadline - time.monotonic()
         if left <= 0:
-            raise CommandError(f"printed no endpoint URL within {STARTUP_SECONDS:g} s")
+            waited = time.monotonic() - started
+            raise _StartTimeout(f"printed no endpoint URL within {waited:.3g} s")
         ready, _, _ = select.select([fd], [], [], left)
         if not ready:
             continue
@@ -409,15 +437,20 @@ def _first_line(process: SubprocessTransport, deadline: float) -> str:
         except BlockingIOError:
             continue
         if not chunk:
-            raise CommandError("ended its output before printing its endpoint URL")
+            raise HostStartError("ended its output before printing its endpoint URL")
         data += chunk
         if len(data) > MAX_URL_LINE:
-            raise CommandError("printed a first line longer than 4096 bytes, not a URL")
+            raise HostStartError("printed a first line longer than 4096 bytes, not a URL")
     line = data.split(b"\n", 1)[0].decode("utf-8", "replace").strip()
     if not line:
-        raise CommandError("printed an empty first line instead of its endpoint URL")
-    parse_url(line.split()[0])
+        raise HostStartError("printed an empty first line instead of its endpoint URL")
     return line
+
+
+class _StartTimeout(HostStartError, TransportTimeout):
+    """No URL line by the deadline: a hang, which the run's bound may have cut short."""
+
+    reason = "hung"
 
 
 def command_transport_factory(spec: str, cwd: Path | None = None) -> tuple[list[str], object]:

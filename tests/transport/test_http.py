@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import re
 import socket
 import struct
 import subprocess
@@ -302,29 +303,51 @@ def _host(tmp_path: Path, text: str) -> str:
     return f"http+cmd:{sys.executable} {script}"
 
 
+def _first_request_fails(spec: str, seconds: float = 5.0) -> TransportError:
+    """The error of a started host's first request (its URL is read then, by its deadline)."""
+    transport = command_target(spec).factory()
+    try:
+        transport.send(b"{}")
+        with pytest.raises(TransportError) as caught:
+            transport.receive(time.monotonic() + seconds)
+        return caught.value
+    finally:
+        transport.close()
+
+
 def test_a_started_host_that_prints_no_url_is_one_clear_line(tmp_path: Path) -> None:
     spec = _host(
         tmp_path, "import sys\nprint('listening on port 80')\nsys.stderr.write('oops\\n')\n"
     )
-    with pytest.raises(CommandError, match="not an http:// URL"):
-        command_target(spec).factory()
+    assert "not an http:// URL" in _first_request_fails(spec).detail
     spec = _host(tmp_path, "import sys\nsys.stderr.write('cannot bind\\n')\n")
-    with pytest.raises(CommandError, match=r"ended its output.*cannot bind"):
-        command_target(spec).factory()
+    assert re.search(r"ended its output.*cannot bind", _first_request_fails(spec).detail)
 
 
 def test_a_started_host_on_another_address_is_refused(tmp_path: Path) -> None:
     spec = _host(tmp_path, "print('http://192.168.1.5:8080/ryusen', flush=True)\n")
-    with pytest.raises(CommandError, match="loopback"):
-        command_target(spec).factory()
+    assert "loopback" in _first_request_fails(spec).detail
+
+
+def test_a_host_that_never_prints_its_url_is_bounded_by_the_request_deadline(
+    tmp_path: Path,
+) -> None:
+    """The URL is read within the first request's deadline (the start bound of a run, cut by
+    --max-time), not a fixed 10 s; the start itself does not wait at all."""
+    spec = _host(tmp_path, "import time\ntime.sleep(60)\n")
+    started = time.monotonic()
+    error = _first_request_fails(spec, seconds=0.5)
+    assert isinstance(error, TransportTimeout) and "printed no endpoint URL" in error.detail
+    assert time.monotonic() - started < 5
 
 
 def test_the_reference_host_serves_over_http_and_exits_on_shutdown() -> None:
     target = command_target(f"http+cmd:{ROOT / 'runners/python/conform'} --http")
     transport = target.factory()
-    assert transport.capabilities() == {"http", "request_authentication"}
     transport.send(b'{"version":"1.0","kind":"conform.reset","id":"r","body":{}}')
     assert b'"conform.ack"' in transport.receive(_soon())
+    # known from the URL line, read with the first request (the session asks after registering)
+    assert transport.capabilities() == {"http", "request_authentication"}
     transport.send(b'{"version":"1.0","kind":"conform.shutdown","id":"s","body":{}}')
     transport.close(wait=2.0)
     assert transport.exit_status() == 0
@@ -384,3 +407,133 @@ def test_an_http_fault_on_the_framed_transport_is_one_clear_line() -> None:
     assert done.returncode != 0
     assert "the http_503 fault needs the HTTP transport" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def _raw(data: bytes, then: Callable[[], None] | None = None) -> Reply:
+    """A reply written as raw bytes on the connection (whatever HTTP they make)."""
+
+    def reply(handler: BaseHTTPRequestHandler, body: bytes) -> None:
+        handler.wfile.write(data)
+        handler.wfile.flush()
+        if then is not None:
+            then()
+
+    return reply
+
+
+def test_chunked_and_until_close_bodies_and_interim_responses_are_read(serve) -> None:
+    chunked = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+    chunked += b"Transfer-Encoding: chunked\r\n\r\n10\r\n" + ENVELOPE[:16] + b"\r\n"
+    chunked += f"{len(ENVELOPE) - 16:x}\r\n".encode() + ENVELOPE[16:] + b"\r\n0\r\n\r\n"
+    transport = HttpTransport(serve(_raw(b"HTTP/1.1 100 Continue\r\n\r\n" + chunked)).url)
+    transport.send(b"one")
+    assert transport.receive(_soon()) == ENVELOPE
+
+    def close(handler: BaseHTTPRequestHandler, body: bytes) -> None:
+        handler.wfile.write(b"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n\r\n")
+        handler.wfile.write(ENVELOPE)
+        handler.close_connection = True
+
+    transport = HttpTransport(serve(close).url)
+    transport.send_many([b"one", b"two"])
+    assert transport.receive(_soon()) == ENVELOPE  # the body ends with the connection
+    assert transport.receive(_soon()) == ENVELOPE  # and the next request opens another
+
+
+@pytest.mark.parametrize(
+    ("reply", "error", "words"),
+    [
+        (  # one byte every 0.2 s: the deadline holds for the whole body, not per read
+            lambda h, b: [
+                h.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n"),
+                *[(h.wfile.write(b"x"), h.wfile.flush(), time.sleep(0.2)) for _ in range(20)],
+            ],
+            TransportTimeout,
+            "of its 100-byte body",
+        ),
+        (  # a chunked body that never ends
+            lambda h, b: [
+                h.wfile.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"),
+                *[
+                    (h.wfile.write(b"1\r\nx\r\n"), h.wfile.flush(), time.sleep(0.01))
+                    for _ in range(400)
+                ],
+            ],
+            TransportTimeout,
+            "did not end its chunked body",
+        ),
+        (  # past the frame limit, chunk by chunk: refused without buffering it all
+            lambda h, b: [
+                h.wfile.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"),
+                *[h.wfile.write(b"100000\r\n" + b"x" * 2**20 + b"\r\n") for _ in range(17)],
+            ],
+            FrameError,
+            "over 16777216 bytes",
+        ),
+    ],
+)
+def test_a_body_is_read_within_the_deadline_and_the_limit(
+    serve, reply: Reply, error: type, words: str
+) -> None:
+    transport = HttpTransport(serve(reply).url)
+    transport.send(b"request")
+    started = time.monotonic()
+    with pytest.raises(error) as caught:
+        transport.receive(time.monotonic() + 1.0)
+    assert words in caught.value.detail
+    assert time.monotonic() - started < 3.5  # the deadline, not 20 reads' worth of timeouts
+
+
+def test_a_second_response_is_the_next_frame_read_and_never_dropped(serve) -> None:
+    """Written with the first or later, it is read before anything else is sent; a request
+    it came before is not sent."""
+    twice = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+    whole = twice % (len(ENVELOPE), ENVELOPE)
+    server = serve(_raw(whole + whole))
+    transport = HttpTransport(server.url)
+    transport.send(b"one")
+    assert transport.receive(_soon()) == ENVELOPE
+    time.sleep(0.2)
+    assert transport.ready()  # the copy is waiting
+    transport.send(b"two")
+    assert transport.receive(_soon()) == ENVELOPE  # the copy, before `two` is written
+    assert [body for _, body, _ in server.requests] == [b"one"]
+
+
+def test_listen_waits_for_an_unasked_response_and_a_204_copy_is_an_error(serve) -> None:
+    late = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+    whole = late % (len(ENVELOPE), ENVELOPE)
+    transport = HttpTransport(serve(_raw(whole, then=lambda: time.sleep(0.3))).url)
+    transport.send(b"one")
+    assert transport.receive(_soon()) == ENVELOPE
+    with pytest.raises(TransportTimeout):
+        transport.listen(time.monotonic() + 0.1)  # nothing unasked yet
+
+    def twice(handler: BaseHTTPRequestHandler, body: bytes) -> None:
+        for _ in range(2):
+            handler.wfile.write(b"HTTP/1.1 204 No Content\r\n\r\n")
+            handler.wfile.flush()
+            time.sleep(0.3)
+
+    transport = HttpTransport(serve(twice).url)
+    transport.send(b"report")
+    with pytest.raises(NoAnswer):
+        transport.receive(_soon())
+    with pytest.raises(HttpAnswerError, match="answered one request twice"):
+        transport.listen(_soon())
+
+
+def test_an_idle_connection_closed_by_the_endpoint_is_reopened_not_resent(serve) -> None:
+    def reply(handler: BaseHTTPRequestHandler, body: bytes) -> None:
+        _ok(handler, body)
+        handler.close_connection = True  # closed after a complete answer, no Connection: close
+
+    server = serve(reply)
+    transport = HttpTransport(server.url)
+    transport.send(b"one")
+    assert transport.receive(_soon()) == ENVELOPE
+    time.sleep(0.2)  # the end of the connection has arrived
+    transport.send(b"two")
+    assert transport.receive(_soon()) == ENVELOPE
+    assert [body for _, body, _ in server.requests] == [b"one", b"two"]
+    assert server.requests[0][2] != server.requests[1][2]
