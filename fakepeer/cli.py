@@ -35,7 +35,7 @@ from fakepeer.cases.corpus_version import corpus_version
 from fakepeer.cases.keywords import KeywordError, Keywords
 from fakepeer.cases.loader import RECORDED_SUFFIX
 from fakepeer.cases.root import RootError, active_root, configure
-from fakepeer.cases.variants import VARIANTS, parse_variants, with_variants
+from fakepeer.cases.variants import FLEET_VARIANTS, VARIANTS, parse_variants, with_variants
 from fakepeer.protocol.version import PROTOCOL_VERSION
 from fakepeer.report import (
     ReportError,
@@ -456,6 +456,7 @@ def run(
             console.print(f"order: {order_text({'shuffle_seed': seed, 'isolate': isolate})}")
         with RunProgress(console, targets, len(selected)) as progress:
             result = run_suite(targets, selected, options, on_result=progress.advance)
+        _run_fleets(console, targets, selected, chosen_variants, options, result)
     finally:
         if early is not None:
             early.close()  # what no session took: a usage error while loading, Ctrl-C
@@ -550,6 +551,29 @@ def _start_early(commands: list[str] | None) -> EarlyStart:
         return EarlyStart(targets_from_options(commands))
     except CommandError as exc:
         raise UsageProblem(str(exc)) from None
+
+
+def _run_fleets(
+    console: Console,
+    targets: list,
+    selected: list,
+    variants: tuple[str, ...],
+    options: RunOptions,
+    result: RunResult,
+) -> None:
+    """With two or more SDKs, each pair serves the lifecycle scenarios as a fleet (`@fleet`,
+    `@rolling`) and publishes the application (`fleet.publication`): one SDK run per pair."""
+    if len(targets) < 2 or result.interrupted or not set(variants) & set(FLEET_VARIANTS):
+        return
+    from fakepeer.server.fleet_suite import run_fleets
+
+    console.print(f"fleet: every pair of the {len(targets)} SDKs serves the lifecycle scenarios")
+    overall = (
+        None if not options.max_time else (options.began or time.monotonic()) + options.max_time
+    )
+    result.sdks.extend(
+        run_fleets(targets, selected, variants, timeout=options.timeout, overall=overall)
+    )
 
 
 def _since(version: str, console) -> set[str]:

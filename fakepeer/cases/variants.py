@@ -32,6 +32,9 @@ UNKNOWN_VALUE = {"added_by": "ryusen-conform", "list": [1, "two", None], "t": "s
 HIGHER_MINOR = "1.7"
 
 FRESH_PROCESS = "fresh-process"
+#: Run only when `run` gets two or more SDKs: each lifecycle scenario served by a pair of them
+#: (`fakepeer.server.fleet_suite`); never derived for one SDK.
+FLEET_VARIANTS = ("fleet", "rolling")
 
 
 def _with_unknown_members(envelope: dict) -> dict:
@@ -121,7 +124,7 @@ _REWRITES: dict[str, EnvelopeRewrite] = {
 }
 
 #: Every variant, in report order.
-VARIANTS: tuple[str, ...] = (*_REWRITES, FRESH_PROCESS)
+VARIANTS: tuple[str, ...] = (*_REWRITES, FRESH_PROCESS, *FLEET_VARIANTS)
 
 
 def parse_variants(text: str) -> tuple[str, ...]:
@@ -150,6 +153,8 @@ def derive(fixture: Fixture, variant: str) -> Fixture | None:
     """`fixture` under `variant`, or None when the variant changes nothing or crosses a limit."""
     if variant == FRESH_PROCESS:
         return _variant_of(fixture, variant, fixture.steps)
+    if variant in FLEET_VARIANTS:  # played by a pair of SDKs, never by one
+        return None
     rewrite = _REWRITES[variant]
     steps: list[Step] = []
     changed = False

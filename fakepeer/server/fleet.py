@@ -70,6 +70,8 @@ class FleetLink:
         self.members = list(members)
         self.current = self.members[0]
         self._on_start = None
+        #: Each host's case deadline when the fleet last evened them out (`_even_deadlines`).
+        self._synced = {id(member): member.link.case_deadline for member in self.members}
         for member in self.members:
             member.link.on_start = lambda _body, member=member: self._started(member)
 
@@ -107,8 +109,22 @@ class FleetLink:
     def on_start(self, callback) -> None:  # noqa: ANN001
         self._on_start = callback
 
+    def _even_deadlines(self, restarted: Member) -> None:
+        """A restart does not eat into the case's time (`HostLink._start` moves that host's
+        deadline on): every host of the fleet gets the same extension, as one case's."""
+        before = self._synced[id(restarted)]
+        after = restarted.link.case_deadline
+        if before is not None and after is not None and after > before:
+            for member in self.members:
+                link = member.link
+                if member is not restarted and link.case_deadline is not None:
+                    moved = link.case_deadline + after - before
+                    link.case_deadline = moved if link.limit is None else min(moved, link.limit)
+        self._synced = {id(member): member.link.case_deadline for member in self.members}
+
     def _started(self, member: Member) -> None:
         """A (re)started host registers again, unless it has not joined yet or is draining."""
+        self._even_deadlines(member)
         if self._on_start is not None and member.live:
             self._on_start(member.body())
 

@@ -42,6 +42,11 @@ def simulate_spec(link: HostLink, spec: LifecycleSpec, root_run_id: str | None =
         policy=ServerPolicy.from_json(spec.policy),
         **({"root_run_id": root_run_id} if root_run_id is not None else {}),
     )
+    return play_spec(server, spec)
+
+
+def play_spec(server: ModelServer, spec: LifecycleSpec) -> RunReport:
+    """The scenario's function with its script and faults, played on `server`."""
     return server.simulate(
         spec.function,
         spec.input,

@@ -238,6 +238,7 @@ def simulate(
             help="A fleet's routing policy: alternate, random (seeded by --seed) or rolling "
             "(the first host's release serves until --roll-at, then the next registers and "
             "the old drains).",
+            metavar="POLICY",
         ),
     ] = "alternate",
     seed: Annotated[

@@ -1,0 +1,47 @@
+"""`run` with two SDKs: each lifecycle scenario served by the pair (`@fleet`, `@rolling`), and
+the pair's publication of the bundled application (`fleet.publication`), reported as an SDK run
+of its own that fails the run like any SDK's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fakepeer.cases import repository_root
+from fakepeer.cli import main
+
+PYTHON = str(repository_root() / "runners" / "python" / "conform")
+NODE = str(repository_root() / "runners" / "node" / "conform")
+
+
+def _run(tmp_path: Path, *args: str) -> tuple[int, dict]:
+    out = tmp_path / "report.json"
+    status = main(["run", *args, "--timeout", "30", "--report-json", str(out)])
+    return status, json.loads(out.read_text(encoding="utf-8"))
+
+
+def test_a_pair_serves_every_selected_scenario_as_fleet_and_rolling(tmp_path: Path) -> None:
+    status, report = _run(
+        tmp_path, "--sdk", PYTHON, "--sdk", NODE, "--variants", "all", "-k", "lifecycle.saga"
+    )
+    assert status == 0
+    labels = [sdk["label"] for sdk in report["sdks"]]
+    assert labels == [PYTHON, NODE, "python+node (fleet)"]
+    fleet = report["sdks"][2]["cases"]
+    scenarios = sorted(c["id"] for c in report["sdks"][0]["cases"] if c["category"] == "lifecycle")
+    assert len(scenarios) == 5
+    expected = ["fleet.publication"] + [f"{s}@{v}" for s in scenarios for v in ("fleet", "rolling")]
+    assert [case["id"] for case in fleet] == expected
+    assert all(case["outcome"] == "pass" for case in fleet), [
+        (case["id"], case.get("reason")) for case in fleet if case["outcome"] != "pass"
+    ]
+
+
+def test_one_sdk_runs_no_fleet_case(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, report = _run(tmp_path, "--sdk", PYTHON, "--variants", "all", "-k", "saga-completes")
+    assert status == 0
+    assert [sdk["label"] for sdk in report["sdks"]] == [PYTHON]
+    ids = [case["id"] for case in report["sdks"][0]["cases"]]
+    assert not [ident for ident in ids if ident.endswith(("@fleet", "@rolling"))]
