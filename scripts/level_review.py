@@ -122,11 +122,19 @@ WHY = {
     "pointer": ("D-POINTERS", "the pointer of a refusal of a frame a correct server never sends"),
     "author": ("D-RESERVED-CATEGORIES", "the category of an author's mistake"),
     "unhandled": ("D-APP-UNHANDLED", "an app.unhandled record's language-specific details"),
+    "emitted": (
+        "D-EMIT-PAYLOAD",
+        "the byte spelling of an emitted JSON document (the document and its member order are "
+        "required: `match` json_ordered)",
+    ),
     "json": (
         "D-JSON-CONVENIENCE",
         "the JSON convenience's spelling of a document (the document itself is required: `match`)",
     ),
 }
+
+#: The required matcher beside a recommended spelling: why -> matcher (docs/fixtures.md `match`).
+MATCHERS = {WHY["json"][1]: "json", WHY["emitted"][1]: "json_ordered"}
 
 
 def _ops(program: object) -> list[dict]:
@@ -233,6 +241,7 @@ def rule_parts(
                 parts[f"{pointer}{member}/category" + ("/v" if tagged else "")] = WHY["author"]
             if category == "app.unhandled" and "details" in record:
                 parts[f"{pointer}{member}/details"] = WHY["unhandled"]
+        parts.update(_emitted_document(body, program, step.get("vary") or ()))
         if any(op.get("op") == "json_bytes" for op in _ops(program)):
             for pointer in _json_bytes(body, "/body"):
                 parts[pointer] = WHY["json"]
@@ -257,6 +266,20 @@ def _json_bytes(body: object, pointer: str) -> list[str]:
                 continue
             found.append(f"{where}/v")
     return found
+
+
+def _emitted_document(body: object, program: object, varied: object) -> dict:
+    """The payload bytes of an emission whose program op hands the SDK a JSON document (`json`):
+    their spelling is recommended, the document with its member order required (D-EMIT-PAYLOAD)."""
+    declaration = body.get("declaration") if isinstance(body, dict) else None
+    if not isinstance(declaration, dict) or declaration.get("type") != "emit":
+        return {}
+    step_id = declaration.get("step_id")
+    ops = [op for op in _ops(program) if op.get("op") == "emit" and op.get("id") == step_id]
+    pointer = "/body/declaration/payload/v"
+    if not ops or not all("json" in op for op in ops) or pointer in varied:
+        return {}
+    return {pointer: WHY["emitted"]}
 
 
 def _gives_records(program: object) -> bool:
@@ -312,8 +335,8 @@ def part_flags(document: dict, expanded: list | None) -> list[str]:
         for pointer, (_, why) in parts.items():
             if pointer not in listed:
                 missing.append(f"step {index + 1}: {pointer} is required here, but it is {why}")
-            elif why == WHY["json"][1] and pointer not in matched:
-                missing.append(f"step {index + 1}: {pointer} needs `match` json beside it")
+            elif why in MATCHERS and matched.get(pointer) != MATCHERS[why]:
+                missing.append(f"step {index + 1}: {pointer} needs `match` {MATCHERS[why]}")
     return missing
 
 
@@ -330,8 +353,8 @@ def apply_parts(path: Path) -> int:
             if pointer not in listed:
                 listed[pointer] = decision
                 added += 1
-            if why == WHY["json"][1]:
-                step.setdefault("match", {})[pointer] = "json"
+            if why in MATCHERS:
+                step.setdefault("match", {})[pointer] = MATCHERS[why]
     if added:
         path.write_text(format_document(document), encoding="utf-8")
     return added

@@ -35,6 +35,7 @@ WHERE = {
     "variation.refusal-pointer": (["/body/error/details/pointer"], ["*"]),
     "variation.author-mistake-category": (["*/category", "*/category/v", "/trace/*"], ["*"]),
     "variation.json-spelling": (["/body/value/v", "/body/value/*/v"], ["json.*"]),
+    "variation.emit-json-spelling": (["/body/declaration/payload/v"], ["emission.json-document*"]),
     "variation.unhandled-detail": (["*/details/exception", "*/details/v/exception"], ["*"]),
 }
 

@@ -153,6 +153,25 @@ def _json_spelling() -> None:
 
 
 @variation(
+    "emit-json-spelling",
+    "an emitted JSON document is written with a space after each separator and ASCII escapes "
+    "(its members in their own order: the same document)",
+    ("emission.json-document*",),
+)
+def _emit_json_spelling() -> None:
+    import json
+
+    payloads = _m("ryusen_sdk.payloads")
+    original = payloads.as_given_json
+
+    def as_given_json(document):
+        original(document)  # the same refusals
+        return json.dumps(document, ensure_ascii=True).encode("ascii")
+
+    replace_everywhere(original, as_given_json)
+
+
+@variation(
     "unhandled-detail",
     "a plain language error's app.unhandled record carries the detail `exception` (its class)",
     ("errors.*unhandled*",),
