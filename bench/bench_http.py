@@ -5,13 +5,16 @@ exchange fixture: not the `http` ones, which the framed transport skips, nor lif
 scenarios, which restart hosts) through `run_suite` against four targets, interleaved per round:
 the Python and the Node reference hosts, each framed (`runners/X/conform`) and over HTTP
 (`http+cmd:runners/X/conform --http`). Per target it prints the median and mean case duration
-(from a case's first frame to its result, host start excluded) and the ratio HTTP / framed.
-Best (lowest median) of the rounds: the machine may be shared and noise only slows a run.
+(from a case's first frame to its result, host start excluded) and the ratio HTTP / framed,
+with the CPU time per case of the bench and of its hosts (`getrusage`, hosts counted once
+reaped): on a shared machine the wall figures swing with the others' load, the CPU ones much
+less. Best (lowest median) of the rounds: the machine may be shared and noise only slows a run.
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import sys
 import time
@@ -32,14 +35,31 @@ TARGETS = {
 }
 
 
-def measure(spec: str, fixtures: list) -> tuple[float, float, int]:
-    """(median, mean) case duration in microseconds, and the cases that did not pass."""
+def measure(spec: str, fixtures: list) -> tuple[float, float, int, float, float]:
+    """(median, mean) case duration in microseconds, the cases that did not pass, and the CPU
+    microseconds per case of the bench and of the host processes."""
     options = RunOptions(timeout=10.0, jobs=1)
+    before = _cpu()
     result = run_suite([command_target(spec, ROOT)], fixtures, options)
+    bench, hosts = (after - start for after, start in zip(_cpu(), before, strict=True))
     (sdk,) = result.sdks
     durations = [case.duration * 1e6 for case in sdk.results]
     bad = sum(1 for case in sdk.results if case.raw_outcome.value != "pass")
-    return statistics.median(durations), statistics.fmean(durations), bad
+    count = len(sdk.results) or 1
+    return (
+        statistics.median(durations),
+        statistics.fmean(durations),
+        bad,
+        bench * 1e6 / count,
+        hosts * 1e6 / count,
+    )
+
+
+def _cpu() -> tuple[float, float]:
+    """CPU seconds (user + system) of this process and of its reaped children."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
 
 
 def main() -> int:
@@ -50,7 +70,7 @@ def main() -> int:
     fixtures = [
         f for f in load_fixtures() if f.category not in ("http", "lifecycle") and args.k in f.id
     ]
-    best: dict[str, tuple[float, float, int]] = {}
+    best: dict[str, tuple[float, float, int, float, float]] = {}
     started = time.monotonic()
     for _ in range(args.rounds):
         for label, spec in TARGETS.items():
@@ -59,8 +79,11 @@ def main() -> int:
                 best[label] = figures
     took = time.monotonic() - started
     print(f"{len(fixtures)} cases per target, best of {args.rounds} round(s), {took:.0f} s in all")
-    for label, (median, mean, bad) in best.items():
-        print(f"  {label:<14} median {median:8.0f} us  mean {mean:8.0f} us  not passed {bad}")
+    for label, (median, mean, bad, bench, hosts) in best.items():
+        print(
+            f"  {label:<14} median {median:8.0f} us  mean {mean:8.0f} us  not passed {bad}"
+            f"  CPU per case: bench {bench:5.0f} us, host {hosts:5.0f} us"
+        )
     for sdk in ("python", "node"):
         framed, http = best[f"{sdk} framed"][0], best[f"{sdk} http"][0]
         print(f"  {sdk}: HTTP / framed = {http / framed:.2f} (median per case)")

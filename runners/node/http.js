@@ -160,7 +160,8 @@ class Connection {
   constructor(socket, onRequest) {
     this.socket = socket;
     this.onRequest = onRequest;
-    this.buffer = Buffer.alloc(0);
+    this.parts = []; // unread bytes, joined only when a head or a whole body is there to take
+    this.size = 0;
     this.pending = null; // { request, length }: a request whose body is still coming
     this.busy = false; // a request is being answered
     this.closing = false;
@@ -171,21 +172,37 @@ class Connection {
 
   #data(chunk) {
     if (this.closing) return; // the unread rest of a refused request
-    this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
+    this.parts.push(chunk);
+    this.size += chunk.length;
+    if (this.pending !== null && this.size < this.pending.length) return; // a body still coming
     this.#next();
+  }
+
+  /** The unread bytes as one buffer (a body that came in many chunks is copied once). */
+  #joined() {
+    if (this.parts.length > 1) this.parts = [Buffer.concat(this.parts, this.size)];
+    return this.parts[0] ?? Buffer.alloc(0);
+  }
+
+  /** Drop the first `count` unread bytes. */
+  #consume(count) {
+    const rest = this.#joined().subarray(count);
+    this.parts = rest.length === 0 ? [] : [rest];
+    this.size = rest.length;
   }
 
   /** Look at the next request the buffer holds, unless one is being answered. */
   #next() {
     while (!this.busy && !this.closing) {
       if (this.pending === null) {
-        const end = this.buffer.indexOf('\r\n\r\n');
+        const buffer = this.#joined();
+        const end = buffer.indexOf('\r\n\r\n');
         if (end < 0) {
-          if (this.buffer.length > MAX_HEAD_BYTES) this.write(431, Buffer.alloc(0), {}, true);
+          if (buffer.length > MAX_HEAD_BYTES) this.write(431, Buffer.alloc(0), {}, true);
           return;
         }
-        const request = parseHead(this.buffer.toString('latin1', 0, end));
-        this.buffer = this.buffer.subarray(end + 4);
+        const request = parseHead(buffer.toString('latin1', 0, end));
+        this.#consume(end + 4);
         if (request === null) {
           this.write(400, Buffer.alloc(0), {}, true);
           return;
@@ -195,9 +212,9 @@ class Connection {
         continue;
       }
       const { request, length } = this.pending;
-      if (this.buffer.length < length) return;
-      const body = this.buffer.subarray(0, length);
-      this.buffer = this.buffer.subarray(length);
+      if (this.size < length) return;
+      const body = this.#joined().subarray(0, length);
+      this.#consume(length);
       this.pending = null;
       this.busy = true;
       request.onBody(Buffer.from(body));
@@ -208,7 +225,7 @@ class Connection {
   readBody(request, length, onBody) {
     request.onBody = onBody;
     this.pending = { request, length };
-    if (this.buffer.length < length && request.headers.expect?.toLowerCase() === '100-continue') {
+    if (this.size < length && request.headers.expect?.toLowerCase() === '100-continue') {
       this.socket.write('HTTP/1.1 100 Continue\r\n\r\n');
     }
     this.busy = false; // the loop in #next, which called the handler, reads the body on
