@@ -138,3 +138,22 @@ def test_known_failures_and_variants_options(tmp_path: Path) -> None:
     assert "lists values.does-not-exist, which is not a loaded fixture" in result.stdout
     bad = _pytest(tmp_path, "--ryusen-sdk", MUTANT, "--ryusen-variants", "all,bogus")
     assert bad.returncode == 4 and "--ryusen-variants" in bad.stdout + bad.stderr
+
+
+def test_a_difference_in_a_recommended_part_is_a_pytest_warning_and_strict_fails_it(
+    tmp_path: Path,
+) -> None:
+    """Issue 33: an SDK that files a malformed value under another `protocol.*` category passes
+    (the category is a recommended part), with the CLI's WARNING text as a pytest warning;
+    `--ryusen-strict` fails the item."""
+    variation = f"{sys.executable} {ROOT / 'tests' / 'mutants' / 'mutant_host.py'}"
+    sdk = f"{variation} variation.refusal-category"
+    lax = _pytest(tmp_path, "--ryusen-sdk", sdk, "-k", "values.unknown-tag-refused")
+    assert lax.returncode == 0, lax.stdout[-1500:]
+    assert re.search(r"1 passed, \d+ deselected, 1 warning", lax.stdout), lax.stdout[-800:]
+    assert "recommended (D-DECODE-ORDER)] /body/error/category" in lax.stdout
+    strict = _pytest(
+        tmp_path, "--ryusen-sdk", sdk, "-k", "values.unknown-tag-refused", "--ryusen-strict"
+    )
+    assert strict.returncode == 1, strict.stdout[-1500:]
+    assert "WARNING values.unknown-tag-refused" in strict.stdout

@@ -249,11 +249,10 @@ def print_case(console: Console, case: CaseResult, strict: bool, lenient: bool =
     warning = case.is_warning(strict) or case.warned
     tag = "WARNING" if warning else case.outcome.value.upper()
     style = "yellow" if warning else _STYLE[case.outcome.value]
-    if case.warned and strict:
-        tag += " (--strict: fails the run)"
+    strict_note = " [red](--strict: fails the run)[/red]" if case.warned and strict else ""
     console.print(
         f"[{style}]{tag}[/{style}] {escape(case.id)} [dim]({case.category}, "
-        f"{case.level})[/dim]: {escape(case.reason)}"
+        f"{case.level})[/dim]: {escape(case.reason)}{strict_note}"
     )
     if case.fails_only_by_invariant(strict):
         console.print(f"    [red]{escape(INVARIANT_NOTE)}[/red]")
