@@ -105,3 +105,15 @@ def test_simulate_stops_a_never_ending_body_at_max_time() -> None:
         command, cwd=repository_root(), capture_output=True, text=True, timeout=60, check=False
     )
     assert done.returncode != 0 and "Traceback" not in done.stderr, done.stdout + done.stderr
+
+
+def test_fixtures_record_gives_up_on_a_never_ending_body(tmp_path: Path) -> None:
+    draft = repository_root() / "fixtures" / "values" / "values.bytes-empty.json"
+    command = [sys.executable, "-m", "fakepeer", "fixtures", "record", "--wait", "2"]
+    command += ["--sdk", _proxy("endless", "invoke"), "--from", str(draft)]
+    command += ["--out", str(tmp_path / "x.recorded.json")]
+    done = subprocess.run(
+        command, cwd=repository_root(), capture_output=True, text=True, timeout=60, check=False
+    )
+    assert "answered none of the draft's sends within 2 s" in done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
