@@ -12,6 +12,7 @@ Regenerate from the repository root with:
     python -m tests.server.kill_matrix            # every mutant, rewrites the file
     python -m tests.server.kill_matrix --only NAME  # one mutant, writes nothing
     python -m tests.server.kill_matrix --sdk runners/node/conform  # the same against Node
+    python -m tests.server.kill_matrix --incremental  # only new mutants and new scenarios
 
 The committed file is played with the Python reference SDK; `--sdk` plays the mutants against
 another conformance host (the Node reference SDK, or any SDK under test) and, with it, writes
@@ -220,6 +221,44 @@ def unshown_sentences() -> list[int]:
     ]
 
 
+def committed_kills() -> dict[str, list[str]]:
+    """Each mutant's killing scenarios as SERVER_KILL_MATRIX.md lists them."""
+    text = MATRIX_FILE.read_text(encoding="utf-8") if MATRIX_FILE.is_file() else ""
+    kills: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        if line.startswith("| `"):
+            cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+            kills[cells[0].strip("`")] = [
+                ident.strip().strip("`") for ident in cells[3].split(",") if "`" in ident
+            ]
+    return kills
+
+
+def incremental(scenarios: Sequence[Fixture], sdk: str = SDK) -> ServerKillMatrix:
+    """The whole matrix from the committed one plus only what is new: mutants the file does
+    not list are played over every scenario, the listed ones over the scenarios it does not
+    list; the committed cells stand for the rest. Valid while the model server itself is
+    unchanged since the file was written (a changed server needs the full run)."""
+    started = time.monotonic()
+    known_mutants, known_scenarios = committed()
+    old_kills = committed_kills()
+    fresh = [f for f in scenarios if f.id not in known_scenarios]
+    baseline = _failing(fresh, sdk) if fresh else set()
+    kills: dict[str, list[str]] = {}
+    for mutant in MUTANTS:
+        if mutant.name in known_mutants:
+            with apply(mutant.name):
+                found = _failing(fresh, sdk) - baseline if fresh else set()
+            kills[mutant.name] = sorted(set(old_kills.get(mutant.name, [])) | found)
+        else:
+            matrix = build([mutant.name], scenarios, sdk)
+            baseline |= set(matrix.baseline_failures)
+            kills[mutant.name] = matrix.kills[mutant.name]
+    return ServerKillMatrix(
+        sorted(f.id for f in scenarios), sorted(baseline), kills, time.monotonic() - started, sdk
+    )
+
+
 def committed() -> tuple[set[str], set[str]]:
     """(mutant names, scenario ids) SERVER_KILL_MATRIX.md lists."""
     text = MATRIX_FILE.read_text(encoding="utf-8") if MATRIX_FILE.is_file() else ""
@@ -250,6 +289,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"reference SDK is {NODE_SDK}).",
     )
     parser.add_argument(
+        "--incremental",
+        action="store_true",
+        help="Play only what SERVER_KILL_MATRIX.md lacks (new mutants over every scenario, "
+        "the others over new scenarios) and rewrite it; only while the server is unchanged.",
+    )
+    parser.add_argument(
         "--write",
         action="store_true",
         help="With --sdk other than the default: rewrite SERVER_KILL_MATRIX.md all the same.",
@@ -263,7 +308,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     scenarios = lifecycle_scenarios()
     if args.k:
         scenarios = [f for f in scenarios if args.k in f.id]
-    matrix = build(args.only, scenarios, args.sdk)
+    if args.incremental and (args.only or args.k):
+        parser.error("--incremental plays the whole catalog: no --only or -k")
+    if args.incremental:
+        matrix = incremental(scenarios, args.sdk)
+    else:
+        matrix = build(args.only, scenarios, args.sdk)
     for name, killers in matrix.kills.items():
         print(f"{name:<40} {len(killers):>3}  {', '.join(killers) or 'SURVIVED'}")
     print(f"{len(matrix.kills)} mutants, {len(matrix.scenarios)} scenarios, {matrix.seconds:.1f} s")

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from unittest import mock
 
+from fakepeer.server import events as events_module
 from fakepeer.server import loop as loop_module
 from fakepeer.server import state as state_module
 from fakepeer.server.events import EventLog
@@ -149,16 +150,23 @@ def _anchor_at_run_start(stack: contextlib.ExitStack) -> None:
 _NEW_RUN = ModelServer._new_run
 
 
+def _new_run_without_function_timeouts(
+    self: ModelServer, *args: object, **kwargs: object
+) -> RunState:
+    """`_new_run` as if no function declared a run timeout."""
+    saved = dict(self.env.functions)
+    self.env.functions = {key: None for key in saved}
+    try:
+        return _NEW_RUN(self, *args, **kwargs)
+    finally:
+        self.env.functions = saved
+
+
 def _bound_dropped(source: str) -> Patch:
     def patch(stack: contextlib.ExitStack) -> None:
         def new_run(self: ModelServer, *args: object, **kwargs: object) -> RunState:
             if source == "function":
-                saved = dict(self.env.functions)
-                self.env.functions = {key: None for key in saved}
-                try:
-                    return _NEW_RUN(self, *args, **kwargs)
-                finally:
-                    self.env.functions = saved
+                return _new_run_without_function_timeouts(self, *args, **kwargs)
             bounds = [(i, s) for i, s in kwargs.pop("bounds", ()) if s != source]
             return _NEW_RUN(self, *args, bounds=bounds, **kwargs)
 
@@ -636,6 +644,337 @@ def _restart_forgets_blocked_target(stack: contextlib.ExitStack) -> None:
     _method(stack, ModelServer, "_server_restart", restart)
 
 
+# ------------------------------------------ server clauses the scenarios missed (issue 36)
+
+_ROUTE = ModelServer._route
+
+
+def _oldest_wait_only(stack: contextlib.ExitStack) -> None:
+    """An accepted event settles only the oldest wait it matches, not every one [S94]."""
+    matching = EventLog.matching_waits
+    _method(stack, EventLog, "matching_waits", lambda self, event: matching(self, event)[:1])
+
+
+_DECLARED = ModelServer._declared
+
+
+def _stale_wait_registered(stack: contextlib.ExitStack) -> None:
+    """A redelivered discovery's wait declaration of a wait settled since registers a new wait
+    (D-STALE-ANSWER broken for waits): its timeout or a later event settles the step again."""
+
+    def declared(
+        self: ModelServer,
+        run: RunState,
+        declaration: dict,
+        entry: object,
+        sent: list[dict] | None = None,
+    ) -> None:
+        step_id = declaration["step_id"]
+        if (
+            declaration["type"] == "wait"
+            and step_id in run.history
+            and sent is not None
+            and all(item["step_id"] != step_id for item in sent)
+        ):
+            self._register_wait(run, declaration)
+            return
+        _DECLARED(self, run, declaration, entry, sent)
+
+    _method(stack, ModelServer, "_declared", declared)
+
+
+_SCHEDULE_WAIT_TIMEOUT = ModelServer._schedule_wait_timeout
+
+
+def _matched_wait_times_out(stack: contextlib.ExitStack) -> None:
+    """A matched wait's timeout still fires and replaces the match with sdk.timeout [S94]."""
+
+    def schedule(self: ModelServer, run: RunState, wait: object) -> None:
+        def timeout() -> None:
+            if run.terminal:
+                return
+            wait.settled = True  # type: ignore[attr-defined]
+            message = f"no {wait.event} event before the timeout"  # type: ignore[attr-defined]
+            error = loop_module.server_error("sdk.timeout", message)
+            run.settle(wait.step_id, {"status": "failed", "error": error})  # type: ignore[attr-defined]
+            self._discover_soon(run)
+
+        at = wait.timeout_at_ms  # type: ignore[attr-defined]
+        self._keep(run, self.scheduler.at(at, timeout, "wait timeout"))
+
+    _method(stack, ModelServer, "_schedule_wait_timeout", schedule)
+
+
+def _budget_counts_completed_only(stack: contextlib.ExitStack) -> None:
+    """The replay budget counts completed entries only, not terminal failures [S95]."""
+
+    def within(self: ModelServer, run: RunState) -> bool:
+        completed = [e for e in run.history.values() if e["status"] == "completed"]
+        return len(completed) < self.policy.history_limit
+
+    _method(stack, ModelServer, "_within_budget", within)
+
+
+_OVER_BUDGET = ModelServer._over_budget
+
+
+def _past_budget_work_created(kind: str) -> Patch:
+    """A declaration of `kind` past the replay budget creates its work (the event accepted, the
+    child materialized) before it is refused, not "refused before it commits" [S95]."""
+
+    def patch(stack: contextlib.ExitStack) -> None:
+        def over_budget(self: ModelServer, run: RunState, declaration: dict) -> None:
+            if declaration["type"] == kind == "emit":
+                self._accept_emission(run, declaration)
+            elif declaration["type"] == kind == "invoke":
+                self._start_child(run, declaration)
+            _OVER_BUDGET(self, run, declaration)
+
+        _method(stack, ModelServer, "_over_budget", over_budget)
+
+    return patch
+
+
+_START_CHILD = ModelServer._start_child
+
+
+def _child_identity_from_parent_only(stack: contextlib.ExitStack) -> None:
+    """A child's identity is derived from the scope and parent run only, without the step, so a
+    second invoke names the first child and no second child is created [S99]."""
+
+    def start_child(self: ModelServer, run: RunState, declaration: dict) -> None:
+        def without_step(prefix: str, *facts: object) -> str:
+            return state_module.derived_id(prefix, *facts[:-1])
+
+        with mock.patch.object(loop_module, "derived_id", without_step):
+            _START_CHILD(self, run, declaration)
+
+    _method(stack, ModelServer, "_start_child", start_child)
+
+
+_REJECTED = ModelServer._rejected
+
+
+def _final_rejection_offered_again(stack: contextlib.ExitStack) -> None:
+    """A rejected_before_start that is not retryable is offered again, as a retryable one is,
+    instead of applying its obsolescence policy [S123]."""
+
+    def rejected(self: ModelServer, run: RunState, operation: Operation, reason: dict) -> None:
+        _REJECTED(self, run, operation, {**reason, "retryable": True})
+
+    _method(stack, ModelServer, "_rejected", rejected)
+
+
+def _deadline_as_delay(stack: contextlib.ExitStack) -> None:
+    """A timer's absolute deadline is taken as a delay from acceptance [S82, S83]."""
+
+    def arm(self: ModelServer, run: RunState, declaration: dict) -> None:
+        if "deadline_ms" in declaration:
+            delay = max(int(declaration["deadline_ms"]), 0)
+            declaration = {"type": "timer", "step_id": declaration["step_id"], "delay_ms": delay}
+        _ARM(self, run, declaration)
+
+    _method(stack, ModelServer, "_arm_timer", arm)
+
+
+def _elapsed_deadline_never_armed(stack: contextlib.ExitStack) -> None:
+    """A timer whose absolute deadline already elapsed is never armed, so it never settles
+    ("settles as soon as it can be dispatched") [S83]."""
+
+    def arm(self: ModelServer, run: RunState, declaration: dict) -> None:
+        if "deadline_ms" in declaration and int(declaration["deadline_ms"]) < self.clock.now_ms:
+            return
+        _ARM(self, run, declaration)
+
+    _method(stack, ModelServer, "_arm_timer", arm)
+
+
+def _zero_invoke_timeout_as_none(stack: contextlib.ExitStack) -> None:
+    """A zero invoke timeout is taken as no timeout, so the child runs unbounded [S101, S102]."""
+
+    def start_child(self: ModelServer, run: RunState, declaration: dict) -> None:
+        if str(declaration.get("timeout_ms")) == "0":
+            declaration = {k: v for k, v in declaration.items() if k != "timeout_ms"}
+        _START_CHILD(self, run, declaration)
+
+    _method(stack, ModelServer, "_start_child", start_child)
+
+
+def _correlation_ignored(stack: contextlib.ExitStack) -> None:
+    """Matching ignores the wait's correlation: any event of the name settles it [S91]."""
+    stack.enter_context(mock.patch.object(events_module, "correlation_matches", lambda c, m: True))
+
+
+def _correlation_exact(stack: contextlib.ExitStack) -> None:
+    """Matching needs the event's metadata to equal the correlation, not to contain it: an
+    event carrying more pairs than declared settles nothing [S91]."""
+    stack.enter_context(
+        mock.patch.object(events_module, "correlation_matches", lambda c, m: c == m)
+    )
+
+
+def _missing_pair_matches_empty(stack: contextlib.ExitStack) -> None:
+    """A declared pair whose value is empty matches an event that lacks the key ("every
+    declared pair must appear") [S91]."""
+
+    def matches(correlation: dict[str, str], metadata: dict[str, str]) -> bool:
+        return all(metadata.get(key, "") == value for key, value in correlation.items())
+
+    stack.enter_context(mock.patch.object(events_module, "correlation_matches", matches))
+
+
+def _event_name_ignored(stack: contextlib.ExitStack) -> None:
+    """Matching ignores the event name: any event with the correlation settles the wait [S90]."""
+
+    def matching(self: EventLog, event: object) -> list:
+        return [
+            wait
+            for wait in self.waits
+            if not wait.settled
+            and wait.position < event.position  # type: ignore[attr-defined]
+            and events_module.correlation_matches(wait.correlation, event.metadata)  # type: ignore[attr-defined]
+        ]
+
+    _method(stack, EventLog, "matching_waits", matching)
+
+
+def _timeout_not_sdk_timeout(stack: contextlib.ExitStack) -> None:
+    """An elapsed wait timeout settles with another category than sdk.timeout [S94]."""
+    original = loop_module.server_error
+
+    def server_error(category: str, message: str) -> dict:
+        if category == "sdk.timeout" and message.startswith("no "):
+            category = "sdk.cancelled"
+        return original(category, message)
+
+    stack.enter_context(mock.patch.object(loop_module, "server_error", server_error))
+
+
+def _unrecordable_match_completed(stack: contextlib.ExitStack) -> None:
+    """A matched payload the durable record cannot carry completes the wait all the same [S95]."""
+    stack.enter_context(mock.patch.object(loop_module, "MAX_VALUE_BYTES", 1 << 62))
+
+
+def _non_retryable_failure_retried(stack: contextlib.ExitStack) -> None:
+    """A callback failure with `retryable: false` is retried while attempts remain."""
+
+    def retries_after(self: RetryPolicy, attempt: int, error: dict | None) -> bool:
+        return attempt < self.max_attempts
+
+    _method(stack, RetryPolicy, "retries_after", retries_after)
+
+
+def _policy_default_overrides(stack: contextlib.ExitStack) -> None:
+    """The policy default replaces a function's own declared run timeout [S46]."""
+
+    def new_run(self: ModelServer, *args: object, **kwargs: object) -> RunState:
+        if self.policy_timeout_ms is None:
+            return _NEW_RUN(self, *args, **kwargs)
+        return _new_run_without_function_timeouts(self, *args, **kwargs)
+
+    _method(stack, ModelServer, "_new_run", new_run)
+
+
+def _maximum_exclusive(stack: contextlib.ExitStack) -> None:
+    """Activation rejects a run timeout equal to the policy maximum, not only one above [S47]."""
+
+    def publish(self: ModelServer) -> None:
+        maximum = self.store.policy_max_timeout_ms
+        if maximum is not None:
+            self.store.policy_max_timeout_ms = maximum - 1
+        try:
+            _PUBLISH(self)
+        finally:
+            self.store.policy_max_timeout_ms = maximum
+
+    _method(stack, ModelServer, "_publish", publish)
+
+
+def _parent_bound_not_remaining(stack: contextlib.ExitStack) -> None:
+    """A child's parent bound is the parent's whole timeout from the child's creation, not the
+    parent's remaining deadline [S101]."""
+
+    def new_run(self: ModelServer, *args: object, **kwargs: object) -> RunState:
+        bounds = []
+        for instant, source in kwargs.pop("bounds", ()):
+            if source == "parent" and instant is not None:
+                parent = self.runs[kwargs["parent"][0]]  # type: ignore[index]
+                instant = self.clock.now_ms + (instant - parent.created_ms)
+            bounds.append((instant, source))
+        return _NEW_RUN(self, *args, bounds=bounds, **kwargs)
+
+    _method(stack, ModelServer, "_new_run", new_run)
+
+
+_FINISH = ModelServer._finish
+
+
+def _children_outlive_parent(stack: contextlib.ExitStack) -> None:
+    """A run's live children are not cancelled when it ends [S100]."""
+
+    def finish(self: ModelServer, run: RunState, status: str) -> None:
+        children = [
+            child
+            for child in self.runs.values()
+            if child.parent is not None and child.parent[0] == run.run_id and not child.terminal
+        ]
+        for child in children:
+            child.parent = None  # detached: the parent's end does not reach it
+        _FINISH(self, run, status)
+
+    _method(stack, ModelServer, "_finish", finish)
+
+
+def _admission_refusal_next_attempt(stack: contextlib.ExitStack) -> None:
+    """A retryable rejected_before_start is counted as a physical attempt: the work is offered
+    again as the next attempt, and the refusals count against the retry policy."""
+
+    def rejected(self: ModelServer, run: RunState, operation: Operation, reason: dict) -> None:
+        if reason.get("retryable"):
+            error = loop_module.server_error("server.rejected", "refused before start")
+            error["retryable"] = True
+            self._attempt_failed(run, operation, error)
+            return
+        _REJECTED(self, run, operation, reason)
+
+    _method(stack, ModelServer, "_rejected", rejected)
+
+
+def _compensation_not_retried(stack: contextlib.ExitStack) -> None:
+    """A compensator's failure ends the unwind at once, whatever its step's retry policy."""
+
+    def attempt_failed(self: ModelServer, run: RunState, operation: Operation, error: dict) -> None:
+        if operation.phase == "compensation":
+            operation.attempt = operation.policy.max_attempts
+        _ATTEMPT_FAILED(self, run, operation, error)
+
+    _method(stack, ModelServer, "_attempt_failed", attempt_failed)
+
+
+def _failed_steps_unwound(stack: contextlib.ExitStack) -> None:
+    """A step whose forward work failed for good joins the unwind, as a completed one does."""
+    original = RunState.settle
+
+    def settle(self: RunState, step_id: str, entry: dict) -> None:
+        original(self, step_id, entry)
+        declaration = self.declarations.get(step_id, {})
+        if entry["status"] == "failed" and declaration.get("type") == "step":
+            self.completion_order.append(step_id)
+
+    _method(stack, RunState, "settle", settle)
+
+
+def _zero_wait_timeout_never_fires(stack: contextlib.ExitStack) -> None:
+    """A zero wait timeout is taken as no timeout: the wait never times out [S97]."""
+
+    def register(self: ModelServer, run: RunState, declaration: dict) -> None:
+        if str(declaration.get("timeout_ms")) == "0":
+            declaration = {**declaration, "timeout_ms": str(1 << 40)}
+        _REGISTER(self, run, declaration)
+
+    _method(stack, ModelServer, "_register_wait", register)
+
+
 MUTANTS: tuple[ServerMutant, ...] = (
     ServerMutant(
         "timer-rearmed",
@@ -850,6 +1189,136 @@ MUTANTS: tuple[ServerMutant, ...] = (
         "restart-forgets-blocked-target",
         "a server restart forgets which target a blocked run blocked on",
         _restart_forgets_blocked_target,
+    ),
+    ServerMutant(
+        "event-settles-oldest-wait-only",
+        "an accepted event settles only the oldest wait it matches",
+        _oldest_wait_only,
+    ),
+    ServerMutant(
+        "stale-wait-declaration-registers-again",
+        "a redelivered wait declaration of a wait settled since registers a new wait",
+        _stale_wait_registered,
+    ),
+    ServerMutant(
+        "matched-wait-times-out",
+        "a matched wait's timeout still fires and replaces the match",
+        _matched_wait_times_out,
+    ),
+    ServerMutant(
+        "replay-budget-counts-completed-only",
+        "the replay budget counts completed entries only, not terminal failures",
+        _budget_counts_completed_only,
+    ),
+    ServerMutant(
+        "emission-past-budget-accepted",
+        "an emission past the replay budget is accepted before the declaration is refused",
+        _past_budget_work_created("emit"),
+    ),
+    ServerMutant(
+        "child-past-budget-materialized",
+        "a child past the replay budget is materialized before the declaration is refused",
+        _past_budget_work_created("invoke"),
+    ),
+    ServerMutant(
+        "child-identity-from-parent-only",
+        "a child's identity is derived from the parent run only: a second invoke reuses it",
+        _child_identity_from_parent_only,
+    ),
+    ServerMutant(
+        "final-rejection-offered-again",
+        "a rejected_before_start that is not retryable is offered again",
+        _final_rejection_offered_again,
+    ),
+    ServerMutant(
+        "timer-deadline-taken-as-delay",
+        "a timer's absolute deadline is taken as a delay",
+        _deadline_as_delay,
+    ),
+    ServerMutant(
+        "elapsed-deadline-never-armed",
+        "a timer whose deadline already elapsed is never armed",
+        _elapsed_deadline_never_armed,
+    ),
+    ServerMutant(
+        "zero-invoke-timeout-taken-as-none",
+        "a zero invoke timeout is taken as no timeout",
+        _zero_invoke_timeout_as_none,
+    ),
+    ServerMutant(
+        "correlation-ignored",
+        "matching ignores the wait's correlation",
+        _correlation_ignored,
+    ),
+    ServerMutant(
+        "correlation-matched-exactly",
+        "an event carrying more pairs than the correlation declares settles nothing",
+        _correlation_exact,
+    ),
+    ServerMutant(
+        "correlation-missing-pair-matches-empty",
+        "a declared pair with an empty value matches an event that lacks the key",
+        _missing_pair_matches_empty,
+    ),
+    ServerMutant(
+        "event-name-ignored",
+        "matching ignores the event name",
+        _event_name_ignored,
+    ),
+    ServerMutant(
+        "wait-timeout-not-sdk-timeout",
+        "an elapsed wait timeout settles with another category than sdk.timeout",
+        _timeout_not_sdk_timeout,
+    ),
+    ServerMutant(
+        "unrecordable-match-completed",
+        "a matched payload the record cannot carry completes the wait",
+        _unrecordable_match_completed,
+    ),
+    ServerMutant(
+        "non-retryable-failure-retried",
+        "a failure with retryable false is retried while attempts remain",
+        _non_retryable_failure_retried,
+    ),
+    ServerMutant(
+        "policy-default-overrides-function-timeout",
+        "the policy default replaces a function's declared run timeout",
+        _policy_default_overrides,
+    ),
+    ServerMutant(
+        "policy-maximum-exclusive",
+        "activation rejects a run timeout equal to the policy maximum",
+        _maximum_exclusive,
+    ),
+    ServerMutant(
+        "parent-bound-not-remaining",
+        "a child's parent bound is the parent's whole timeout from the child's creation",
+        _parent_bound_not_remaining,
+    ),
+    ServerMutant(
+        "children-outlive-parent",
+        "a run's live children are not cancelled when it ends",
+        _children_outlive_parent,
+    ),
+    ServerMutant(
+        "admission-refusal-next-attempt",
+        "a retryable rejected_before_start is counted as a physical attempt",
+        _admission_refusal_next_attempt,
+    ),
+    ServerMutant(
+        "compensation-not-retried",
+        "a compensator's failure ends the unwind at once, whatever its retry policy",
+        _compensation_not_retried,
+    ),
+    ServerMutant(
+        "failed-steps-unwound",
+        "a step whose forward work failed for good joins the unwind",
+        _failed_steps_unwound,
+    ),
+    ServerMutant(
+        "zero-wait-timeout-never-fires",
+        "a zero wait timeout is taken as no timeout",
+        _zero_wait_timeout_never_fires,
     ),
 )
 

@@ -70,3 +70,11 @@ def test_the_matrix_runs_against_the_node_sdk_too() -> None:
     assert matrix.baseline_failures == []
     assert set(matrix.kills["lost-discovery-recovered-like-attempt"]) == ids
     assert matrix.sdk == kill_matrix.NODE_SDK
+
+
+def test_the_committed_kills_read_back_as_the_rows_count_them() -> None:
+    """`--incremental` starts from the committed cells: each row's list reads back whole."""
+    kills = kill_matrix.committed_kills()
+    assert {name: len(killers) for name, killers in kills.items()} == _rows()
+    scenarios = {f.id for f in kill_matrix.lifecycle_scenarios()}
+    assert all(set(killers) <= scenarios for killers in kills.values())
