@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from fakepeer.protocol.manifest import ManifestStore
 from fakepeer.protocol.messages import CONFORM_SCOPE, encode_envelope, encode_frame
+from fakepeer.protocol.version import is_supported
 from fakepeer.session.sdk import SdkSession, SessionError, StrayAnswer, decode, late_window
 from fakepeer.session.wire import WireLog
 from fakepeer.transport.errors import NoAnswer, TransportError, TransportTimeout
@@ -278,6 +279,12 @@ class HostLink:
         from fakepeer.session.effects import TraceProblem, trace_events
 
         _, answer = self._request("conform.trace", {})
+        if not is_supported(answer.get("version")):  # as an exchange fixture's trace answer
+            raise HostFault(
+                f"the conform.trace answer names no protocol version this bench speaks "
+                f"({answer.get('version', 'no version')!r}; RFD 2: \u201cEvery request and "
+                "response names a protocol version.\u201d)"
+            )
         try:
             return trace_events(answer)
         except TraceProblem as exc:
