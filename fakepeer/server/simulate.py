@@ -463,6 +463,11 @@ def _short(document: Any, limit: int = 90) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+#: Timeline rows printed at most (the first and last half): a run a bound stopped can hold
+#: tens of thousands, and drawing them took longer than the run's own --max-time.
+SHOWN_ROWS = 200
+
+
 def print_timeline(console: Console, report: RunReport) -> None:
     traced = any(entry.trace is not None for entry in report.timeline.entries)
     table = Table(title="timeline (virtual ms)", title_justify="left", expand=False)
@@ -470,7 +475,14 @@ def print_timeline(console: Console, report: RunReport) -> None:
     for column in columns:
         table.add_column(column, no_wrap=column not in ("answer", "callbacks started"))
     styles = {"completed": "green", "failed": "red", "lost": "yellow", "killed": "yellow"}
-    for entry in report.timeline.entries:
+    entries = list(report.timeline.entries)
+    for index, entry in enumerate(entries):
+        if len(entries) > SHOWN_ROWS and index == SHOWN_ROWS // 2:  # the middle of a long run
+            hidden = len(entries) - SHOWN_ROWS
+            gap = Text(f"… {hidden} entries not shown (--json prints every one)", style="dim")
+            table.add_row("…", "", gap, "", *([""] if traced else []))
+        if len(entries) > SHOWN_ROWS and SHOWN_ROWS // 2 <= index < len(entries) - SHOWN_ROWS // 2:
+            continue
         if entry.kind == "note":
             cells = [str(entry.at_ms), entry.run, Text(entry.text, style="dim"), ""]
             table.add_row(*cells, *([""] if traced else []))
