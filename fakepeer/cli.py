@@ -888,6 +888,8 @@ def main(argv: list[str] | None = None) -> int:
         interrupts.install()
         interrupts.pending()  # a signal during the imports whose interrupt was swallowed
         sys.stdout = PipeSafeStream(sys.stdout)  # `run | head -1` must not cost the reports
+        if not isinstance(sys.stderr, PipeSafeStream):  # nor a host closing it, a dump
+            sys.stderr = PipeSafeStream(sys.stderr)
         command = typer.main.get_command(app)
         _plain_help(command)
         args = bare_shuffle_argv(sys.argv[1:] if argv is None else argv)

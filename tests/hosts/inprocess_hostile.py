@@ -43,3 +43,11 @@ def changes_folder(reader: BinaryIO, writer: BinaryIO) -> int:
     """Serves from another current folder: a relative report path must not move with it."""
     os.chdir(os.environ.get("RYUSEN_HOSTILE_CHDIR", "/"))
     return reference.serve(reader, writer)
+
+
+def closes_stdio(reader: BinaryIO, writer: BinaryIO) -> int:
+    """Closes the bench's own sys.stdout and sys.stderr (its process's), then serves: the bench
+    gave a fatal dump and no report (issue 36)."""
+    sys.stdout.close()
+    sys.stderr.close()
+    return reference.serve(reader, writer)
