@@ -251,6 +251,15 @@ class FleetServer(ModelServer):
                 self._rolls = [Roll(invocations=2 * (k + 1)) for k in range(len(fleet.members) - 1)]
         self.served: list[Served] = []
         self._writers: dict[tuple[str, str], str] = {}
+        self._fault_named = False
+
+    def _fault(self, reason: str, function_id: str, input_value: dict) -> None:
+        """A fault found in an answer once it was read (a declaration the history settles,
+        ...) names the invocation whose answer it was, its host and its history's writers."""
+        if not self._fault_named and self.served:
+            last = self.served[-1]
+            reason = f"invocation {self.invocations} ({last.describe()}): {reason}"
+        super()._fault(reason, function_id, input_value)
 
     def served_by(self, entry: Entry) -> Served | None:
         return next((served for served in self.served if served.entry is entry), None)
@@ -328,6 +337,7 @@ class FleetServer(ModelServer):
         try:
             entry, answer = super()._dispatch(run, mode, body, target, worker)
         except HostFault as exc:
+            self._fault_named = True
             where = f"{self.aliases.get(run.run_id, run.run_id)} {mode}"
             if target is not None:
                 where += f" {target['step_id']}"
@@ -342,11 +352,13 @@ class FleetServer(ModelServer):
 
 
 def short_label(label: str) -> str:
-    """`runners/python/conform` -> `python`: how a fleet names its hosts in timelines."""
-    parts = [part for part in label.replace("\\", "/").split("/") if part]
-    if len(parts) >= 2 and parts[-1] == "conform":
+    """`runners/python/conform` -> `python`, `python3 host.py NAME` -> `NAME`: how a fleet
+    names its hosts in timelines and reports."""
+    words = [word for word in label.split() if not word.startswith(("-", "("))] or [label]
+    parts = [part for part in words[-1].replace("\\", "/").split("/") if part] or [label]
+    if len(parts) >= 2 and parts[-1] == "conform" and parts[-2] not in (".", ".."):
         return parts[-2]
-    return label
+    return parts[-1]
 
 
 def fleet_members(

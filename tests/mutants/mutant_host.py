@@ -66,6 +66,16 @@ def main(argv: list[str]) -> int:
             return 2
         apply_variation(name)
         return _serve(name)
+    if name.startswith("fleet."):  # a fault only a fleet of SDKs shows (fleet_mutants.py)
+        from fleet_mutants import FLEET_MUTANTS, apply_fleet_mutant
+
+        if name not in FLEET_MUTANTS:
+            print(
+                f"unknown fleet mutant {name!r}; known: {', '.join(FLEET_MUTANTS)}", file=sys.stderr
+            )
+            return 2
+        apply_fleet_mutant(name)
+        return _serve(name)
     if name.startswith("http."):  # an HTTP mutant, or `http.none`: serve HTTP (§1.1)
         os.environ["RYUSEN_CONFORM_TRANSPORT"] = "http"
         name = "none" if name == "http.none" else name
