@@ -70,25 +70,30 @@ HTTP_SDKS = [f"http+cmd:{sdk} --http" for sdk in SDKS]
 
 
 def test_both_reference_sdks_pass_the_whole_corpus_over_http(tmp_path: Path) -> None:
-    """The same corpus over the second transport (docs/protocol.md §1.1): every fixture runs,
-    the HTTP-only ones included, none is skipped, and both SDKs pass all of them."""
+    """The same corpus over the second transport (docs/protocol.md §1.1), with every derived
+    variant as on stdio: every fixture runs, the HTTP-only ones included, none is skipped, a
+    faulted send keeps its fault in each variant (an unsigned copy is still refused), and both
+    SDKs pass all of them. One run covers the fixtures as written and their variants."""
     _require_node()
     report = tmp_path / "report.json"
     command = [sys.executable, "-m", "fakepeer", "run"]
     for sdk in HTTP_SDKS:
         command += ["--sdk", sdk]
-    command += ["--report-json", str(report)]
+    command += ["--variants", "all", "--report-json", str(report)]
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=900)
     output = result.stdout[-20_000:] + result.stderr[-5_000:]
     assert result.returncode == 0, output
 
     fixtures = load_fixtures([default_fixture_dir()])
+    corpus = len(with_variants(fixtures, VARIANTS))
     document = json.loads(report.read_text(encoding="utf-8"))
     assert [sdk["label"] for sdk in document["sdks"]] == HTTP_SDKS
     for sdk in document["sdks"]:
         summary = sdk["summary"]
-        assert summary["pass"] == summary["total"] == len(fixtures), (sdk["label"], summary)
+        assert summary["pass"] == summary["total"] == corpus, (sdk["label"], summary)
         http_cases = [case for case in sdk["cases"] if case["category"] == "http"]
         assert http_cases and all(case["outcome"] == "pass" for case in http_cases)
+        faulted = {case["id"] for case in sdk["cases"] if case["id"].startswith("http.")}
+        assert "http.unsigned-request-refused@respelled" in faulted  # variants of faulted sends
     last = result.stdout.rstrip("\n").splitlines()[-1]
-    assert last == f"{2 * len(fixtures)} passed, 0 failed", last
+    assert last == f"{2 * corpus} passed, 0 failed", last

@@ -100,7 +100,9 @@ export class Guard {
     const nonce = headers['ryusen-nonce'];
     const signature = headers['ryusen-signature'];
     if (!timestamp || !nonce || !signature) return 'unsigned request';
-    if (!/^[0-9]{1,12}$/.test(timestamp) || !/^[\x21-\x7e]+$/.test(nonce)) return 'malformed authentication headers';
+    // the forms D-HTTP-AUTH gives the headers: anything else fails authentication (D-HTTP-ORDER)
+    if (!/^[0-9]{1,12}$/.test(timestamp) || !/^[0-9a-f]{32}$/.test(nonce)) return 'malformed authentication headers';
+    if (!/^v1=[0-9a-f]{64}$/.test(signature)) return 'malformed signature header';
     const mac = createHmac('sha256', this.secret);
     mac.update(`${timestamp}.${nonce}.`, 'ascii');
     mac.update(body);
@@ -133,6 +135,28 @@ export function refusal(category, message) {
  * An object of functions so a mutant host can replace one (tests/mutants/node_mutant_host.js).
  */
 export const hooks = {
+  /** D-HTTP-ORDER step 1, from the headers alone: no decimal length, or over 16 MiB. */
+  lengthRefusal(headers) {
+    const length = headers['content-length'];
+    if (length === undefined || !/^[0-9]+$/.test(length)) return refusal('protocol.malformed', 'no Content-Length');
+    if (Number(length) > MAX_BODY_BYTES) return refusal('protocol.limit_exceeded', 'request too large');
+    return null;
+  },
+
+  /** D-HTTP-ORDER steps 3 and 4, the body read: authentication (every request), then the content type. */
+  requestRefusal(guard, headers, body, log) {
+    if (guard !== null) {
+      const why = guard.refusal(headers, body);
+      if (why !== null) {
+        log(`refused: ${why}`);
+        return refusal('protocol.unauthenticated', why);
+      }
+    }
+    const contentType = (headers['content-type'] || '').split(';')[0].trim().toLowerCase();
+    if (contentType !== 'application/json') return refusal('protocol.malformed', 'not application/json');
+    return null;
+  },
+
   responseFor(written, log) {
     if (written.length > 1) log(`wrote ${written.length} frames for one request; answering the first`);
     if (written.length === 0) return { status: 204, data: Buffer.alloc(0), headers: {} };
@@ -289,29 +313,17 @@ export function serveHttp(serve, log) {
       response.readBody(request, Number(declared), () => response.write(404, Buffer.alloc(0), {}, request.close));
       return;
     }
-    const length = request.headers['content-length'];
-    if (length === undefined || !/^[0-9]+$/.test(length)) {
-      respond(response, [refusal('protocol.malformed', 'no Content-Length')], log, true);
-      return;
-    }
-    if (Number(length) > MAX_BODY_BYTES) {
-      // refused from the announced length alone: the body is never read (D-HTTP-LIMITS)
-      respond(response, [refusal('protocol.limit_exceeded', 'request too large')], log, true);
+    const tooLarge = hooks.lengthRefusal(request.headers);
+    if (tooLarge !== null) {
+      // refused from the headers alone: the body is never read (D-HTTP-LIMITS)
+      respond(response, [tooLarge], log, true);
       return;
     }
     response.close = request.close;
-    response.readBody(request, Number(length), (body) => {
-      if (guard !== null) {
-        const why = guard.refusal(request.headers, body);
-        if (why !== null) {
-          log(`refused: ${why}`);
-          respond(response, [refusal('protocol.unauthenticated', why)], log);
-          return;
-        }
-      }
-      const contentType = (request.headers['content-type'] || '').split(';')[0].trim().toLowerCase();
-      if (contentType !== 'application/json') {
-        respond(response, [refusal('protocol.malformed', 'not application/json')], log);
+    response.readBody(request, Number(request.headers['content-length']), (body) => {
+      const refused = hooks.requestRefusal(guard, request.headers, body, log);
+      if (refused !== null) {
+        respond(response, [refused], log);
         return;
       }
       chain = chain.then(async () => {

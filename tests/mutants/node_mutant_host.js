@@ -21,7 +21,7 @@ import { createHmac } from 'node:crypto';
 import { Trace, serve, serveProcess } from '../../runners/node/host.js';
 import { Session } from '../../runners/node/src/worker.js';
 import { FrameReader } from '../../runners/node/src/framing.js';
-import { Guard, HttpSession, hooks as httpHooks, serveHttp } from '../../runners/node/http.js';
+import { Guard, HttpSession, hooks as httpHooks, refusal as httpRefusal, serveHttp } from '../../runners/node/http.js';
 
 const SELF = fileURLToPath(import.meta.url);
 const CATALOG = JSON.parse(readFileSync(new URL('./node_mutants.json', import.meta.url), 'utf8'));
@@ -102,6 +102,26 @@ function guardWithout(check) {
     },
   );
 }
+
+/** The `kind` of a request body, peeked at without the SDK's decoder (undefined if not JSON). */
+function kindOf(body) {
+  try {
+    return JSON.parse(body.toString('utf8'))?.kind;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Authentication applied only to the requests whose kind `picks` (D-HTTP-AUTH says all). */
+function authenticatedOnly(picks) {
+  wrap(Guard.prototype, 'refusal', (original) =>
+    function refusal(headers, body) {
+      return picks(kindOf(body)) ? original.call(this, headers, body) : null;
+    },
+  );
+}
+
+const SERVER_ANSWERS = ['register_ack', 'register_refused', 'manifest_activated', 'manifest_conflict', 'manifest_rejected'];
 
 /** The (unexported) class of `ctx.step`, reached through a context built on a stand-in pass. */
 const StepApi = Object.getPrototypeOf(new WorkflowContext({ runId: '', functionId: '' }).step).constructor;
@@ -457,6 +477,79 @@ const PATCHES = {
   },
   'node:http.replay-accepted'() {
     guardWithout('nonce');
+  },
+  'node:http.no-length-411'() {
+    bareStatus(411, {}, (e) => categoryOf(e) === 'protocol.malformed' && e.body?.error?.message === 'no Content-Length');
+  },
+  'node:http.auth-only-invoke'() {
+    authenticatedOnly((kind) => kind === 'invoke');
+  },
+  'node:http.auth-skips-server-answers'() {
+    authenticatedOnly((kind) => !SERVER_ANSWERS.includes(kind));
+  },
+  'node:http.auth-skips-reports'() {
+    authenticatedOnly((kind) => kind !== 'protocol_error');
+  },
+  'node:http.auth-skips-control'() {
+    authenticatedOnly((kind) => !String(kind ?? '').startsWith('conform.'));
+  },
+  'node:http.refused-request-spends-nonce'() {
+    wrap(Guard.prototype, 'refusal', (original) =>
+      function refusal(headers, body) {
+        const nonce = headers['ryusen-nonce'];
+        if (nonce && this.seen.has(nonce)) return 'replayed request';
+        const why = original.call(this, headers, body);
+        if (nonce) this.seen.set(nonce, Date.now() / 1000); // spent whatever the verdict
+        return why;
+      },
+    );
+  },
+  'node:http.replay-keyed-by-signature'() {
+    wrap(Guard.prototype, 'refusal', (original) =>
+      function refusal(headers, body) {
+        const signature = headers['ryusen-signature'] ?? '';
+        if (this.seen.has(signature)) return 'replayed request';
+        const why = original.call(this, headers, body);
+        if (why === null) {
+          const nonce = headers['ryusen-nonce'];
+          this.seen.set(signature, this.seen.get(nonce)); // remembered by signature only
+          this.seen.delete(nonce);
+        }
+        return why;
+      },
+    );
+  },
+  'node:http.content-type-before-auth'() {
+    const original = httpHooks.requestRefusal;
+    httpHooks.requestRefusal = (guard, headers, body, log) => {
+      const contentType = (headers['content-type'] || '').split(';')[0].trim().toLowerCase();
+      if (contentType !== 'application/json') return httpRefusal('protocol.malformed', 'not application/json');
+      return original(guard, headers, body, log);
+    };
+  },
+  'node:http.malformed-auth-header-is-malformed'() {
+    const original = httpHooks.requestRefusal;
+    httpHooks.requestRefusal = (guard, headers, body, log) => {
+      const why = guard === null ? null : guard.refusal(headers, body);
+      if (why !== null && why.startsWith('malformed')) return httpRefusal('protocol.malformed', why);
+      if (why !== null) return httpRefusal('protocol.unauthenticated', why);
+      return original(null, headers, body, log);
+    };
+  },
+  'node:http.auth-before-length'() {
+    const original = httpHooks.lengthRefusal;
+    httpHooks.lengthRefusal = (headers) => {
+      const signed = ['ryusen-timestamp', 'ryusen-nonce', 'ryusen-signature'].every((name) => headers[name]);
+      if (process.env.RYUSEN_CONFORM_HTTP_SECRET && !signed) return httpRefusal('protocol.unauthenticated', 'unsigned request');
+      return original(headers);
+    };
+  },
+  'node:http.empty-200-for-no-answer'() {
+    const original = httpHooks.responseFor;
+    httpHooks.responseFor = (written, log) => {
+      if (written.length === 0) return { status: 200, data: Buffer.alloc(0), headers: { 'Content-Type': 'application/json' } };
+      return original(written, log);
+    };
   },
   'node:http.answer-cache-by-operation'() {
     const cache = new Map();

@@ -3279,3 +3279,179 @@ def _blocker_sources_both_duplicate() -> None:
         body["first_source"] = dict(body["duplicate_source"])
 
     _rewrite_blocker_sources(both)
+
+
+def _kind_of(body: bytes) -> str | None:
+    """The `kind` of a request body, peeked at without the SDK's decoder (None if not JSON)."""
+    import json
+
+    try:
+        document = json.loads(body)
+    except ValueError:
+        return None
+    return document.get("kind") if isinstance(document, dict) else None
+
+
+def _authenticated_only(kinds: Callable[[str | None], bool]) -> None:
+    """Authentication applied only to requests whose kind `kinds` picks (D-HTTP-AUTH says all)."""
+    http = _m("conform_host.http_serve")
+    original = http.Guard.refusal
+
+    def refusal(self: Any, headers: Any, body: bytes) -> str | None:
+        return original(self, headers, body) if kinds(_kind_of(body)) else None
+
+    http.Guard.refusal = refusal
+
+
+_SERVER_ANSWERS = ("register_ack", "register_refused", "manifest_activated", "manifest_conflict")
+
+
+@mutant("http.auth-only-invoke", "only invoke requests are authenticated")
+def _http_auth_only_invoke() -> None:
+    _authenticated_only(lambda kind: kind == "invoke")
+
+
+@mutant(
+    "http.auth-skips-server-answers",
+    "a server answer (register_ack, manifest_*) is taken without authentication",
+)
+def _http_auth_skips_server_answers() -> None:
+    _authenticated_only(lambda kind: kind not in (*_SERVER_ANSWERS, "manifest_rejected"))
+
+
+@mutant("http.auth-skips-reports", "a protocol_error report is taken without authentication")
+def _http_auth_skips_reports() -> None:
+    _authenticated_only(lambda kind: kind != "protocol_error")
+
+
+@mutant("http.auth-skips-control", "conform.* control requests are not authenticated")
+def _http_auth_skips_control() -> None:
+    _authenticated_only(lambda kind: not (kind or "").startswith("conform."))
+
+
+@mutant(
+    "http.refused-request-spends-nonce",
+    "a request's nonce is used up before its signature and timestamp are checked",
+)
+def _http_refused_request_spends_nonce() -> None:
+    import time
+
+    http = _m("conform_host.http_serve")
+    original = http.Guard.refusal
+
+    def refusal(self: Any, headers: Any, body: bytes) -> str | None:
+        nonce = headers.get("Ryusen-Nonce")
+        if nonce and nonce in self._seen:
+            return "replayed request"
+        why = original(self, headers, body)
+        if nonce:
+            self._seen[nonce] = time.time()  # spent whatever the verdict
+        return why
+
+    http.Guard.refusal = refusal
+
+
+@mutant(
+    "http.replay-keyed-by-signature",
+    "the replay memory holds signatures, not nonces: a used nonce signed afresh is accepted",
+)
+def _http_replay_keyed_by_signature() -> None:
+    http = _m("conform_host.http_serve")
+    original = http.Guard.refusal
+
+    def refusal(self: Any, headers: Any, body: bytes) -> str | None:
+        signature = headers.get("Ryusen-Signature") or ""
+        if signature in self._seen:
+            return "replayed request"
+        why = original(self, headers, body)
+        if why is None:
+            nonce = headers.get("Ryusen-Nonce")
+            self._seen[signature] = self._seen.pop(nonce)  # remembered by signature only
+        return why
+
+    http.Guard.refusal = refusal
+
+
+@mutant(
+    "http.content-type-before-auth",
+    "the content type is checked before authentication (an unsigned text/plain is malformed)",
+    recommended_only="D-HTTP-ORDER",
+)
+def _http_content_type_before_auth() -> None:
+    http = _m("conform_host.http_serve")
+    original = http.request_refusal
+
+    def request_refusal(guard: Any, headers: Any, body: bytes) -> bytes | None:
+        content_type = (headers.get("Content-Type") or "").split(";")[0].strip().lower()
+        if content_type != "application/json":
+            return http.refusal_envelope("protocol.malformed", "not application/json")
+        return original(guard, headers, body)
+
+    http.request_refusal = request_refusal
+
+
+@mutant(
+    "http.malformed-auth-header-is-malformed",
+    "a malformed authentication header is answered protocol.malformed, not unauthenticated",
+    recommended_only="D-HTTP-ORDER",
+)
+def _http_malformed_auth_header_is_malformed() -> None:
+    http = _m("conform_host.http_serve")
+    original = http.refusal_envelope
+
+    def refusal_envelope(category: str, message: str) -> bytes:
+        if category == "protocol.unauthenticated" and message.startswith("malformed"):
+            category = "protocol.malformed"
+        return original(category, message)
+
+    http.refusal_envelope = refusal_envelope
+
+
+@mutant(
+    "http.auth-before-length",
+    "the authentication headers are checked before the length (an unsigned oversized request "
+    "is unauthenticated)",
+    recommended_only="D-HTTP-ORDER",
+)
+def _http_auth_before_length() -> None:
+    http = _m("conform_host.http_serve")
+    original = http.length_refusal
+
+    import os
+
+    def length_refusal(headers: Any) -> bytes | None:
+        signed = all(
+            headers.get(name) for name in ("Ryusen-Timestamp", "Ryusen-Nonce", "Ryusen-Signature")
+        )
+        if os.environ.get("RYUSEN_CONFORM_HTTP_SECRET") and not signed:
+            return http.refusal_envelope("protocol.unauthenticated", "unsigned request")
+        return original(headers)
+
+    http.length_refusal = length_refusal
+
+
+@mutant(
+    "http.empty-200-for-no-answer",
+    "a request without an answer is answered 200 with an empty body, not 204",
+)
+def _http_empty_200_for_no_answer() -> None:
+    http = _m("conform_host.http_serve")
+    original = http.response_for
+
+    def response_for(written: list[bytes]) -> tuple[int, bytes, dict[str, str]]:
+        if not written:
+            return 200, b"", {"Content-Type": "application/json"}
+        return original(written)
+
+    http.response_for = response_for
+
+
+@mutant("http.no-length-411", "a request without Content-Length is a bare 411 Length Required")
+def _http_no_length_411() -> None:
+    def no_length(envelope: dict) -> bool:
+        error = envelope.get("body", {}).get("error", {})
+        return _category(envelope) == "protocol.malformed" and error.get("message") == (
+            "no Content-Length"
+        )
+
+    _bare_status(411, {}, no_length)

@@ -21,6 +21,7 @@ import hashlib
 import hmac
 import logging
 import os
+import re
 import select
 import socket
 import sys
@@ -81,9 +82,17 @@ class HttpHost(Host):
         return True
 
 
+#: The forms D-HTTP-AUTH gives the three headers: anything else is a failed authentication
+#: (protocol.unauthenticated), never a malformed request (D-HTTP-ORDER).
+_TIMESTAMP = re.compile(r"^[0-9]{1,12}$")
+_NONCE = re.compile(r"^[0-9a-f]{32}$")
+_SIGNATURE = re.compile(r"^v1=[0-9a-f]{64}$")
+
+
 class Guard:
     """Request authentication (D-HTTP-AUTH): HMAC-SHA256 over timestamp "." nonce "." body,
-    a window of 300 s either way, and each nonce accepted once within it."""
+    a window of 300 s either way, and each nonce accepted once within it. Only a request that
+    passes every check uses up its nonce: a forged one never spends the authentic one's."""
 
     def __init__(self, secret: str) -> None:
         self.secret = secret.encode("ascii")
@@ -99,8 +108,10 @@ class Guard:
         signature = headers.get("Ryusen-Signature")
         if not timestamp or not nonce or not signature:
             return "unsigned request"
-        if not timestamp.isdigit() or len(timestamp) > 12 or not nonce.isascii():
+        if not _TIMESTAMP.match(timestamp) or not _NONCE.match(nonce):
             return "malformed authentication headers"
+        if not _SIGNATURE.match(signature):
+            return "malformed signature header"
         signed = f"{timestamp}.{nonce}.".encode("ascii") + body
         mac = "v1=" + hmac.new(self.secret, signed, hashlib.sha256).hexdigest()
         if not hmac.compare_digest(signature.encode("utf-8", "replace"), mac.encode("ascii")):
@@ -124,6 +135,31 @@ def refusal_envelope(category: str, message: str) -> bytes:
     error = ProtocolError(category, "", message)
     answer = protocol_error(error.to_record())
     return encode_envelope(answer.kind, NO_ID, answer.body)
+
+
+def length_refusal(headers: Any) -> bytes | None:
+    """D-HTTP-ORDER step 1, from the headers alone: a request without a decimal length, or
+    announcing more than 16 MiB, is refused before its body is read (D-HTTP-LIMITS)."""
+    length = headers.get("Content-Length")
+    if length is None or not length.isdigit():
+        return refusal_envelope("protocol.malformed", "no Content-Length")
+    if int(length) > MAX_BODY_BYTES:
+        return refusal_envelope("protocol.limit_exceeded", "request too large")
+    return None
+
+
+def request_refusal(guard: Guard | None, headers: Any, body: bytes) -> bytes | None:
+    """D-HTTP-ORDER steps 3 and 4, once the body is read: authentication (every request, of
+    every kind), then the content type; the envelope itself is the host's to decode."""
+    if guard is not None:
+        why = guard.refusal(headers, body)
+        if why is not None:
+            log.warning("refused: %s", why)
+            return refusal_envelope("protocol.unauthenticated", why)
+    content_type = (headers.get("Content-Type") or "").split(";")[0].strip()
+    if content_type.lower() != "application/json":
+        return refusal_envelope("protocol.malformed", "not application/json")
+    return None
 
 
 def response_for(written: list[bytes]) -> tuple[int, bytes, dict[str, str]]:
@@ -171,29 +207,18 @@ class Handler:
             self.skip_body()
             self.send_error(404)
             return
-        length = self.headers.get("Content-Length")
-        if length is None or not length.isdigit():
+        refused = length_refusal(self.headers)
+        if refused is not None:  # from the headers alone: the body is never read (D-HTTP-LIMITS)
             self.close_connection = True
-            self.respond([refusal_envelope("protocol.malformed", "no Content-Length")])
+            self.respond([refused])
             return
-        if int(length) > MAX_BODY_BYTES:
-            # refused from the announced length alone: the body is never read (D-HTTP-LIMITS)
-            self.close_connection = True
-            self.respond([refusal_envelope("protocol.limit_exceeded", "request too large")])
-            return
-        body = self.connection.read_body(int(length), self.headers)
+        body = self.connection.read_body(int(self.headers.get("Content-Length")), self.headers)
         if body is None:  # the client left before its body was complete
             self.close_connection = True
             return
-        if guard is not None:
-            why = guard.refusal(self.headers, body)
-            if why is not None:
-                log.warning("refused: %s", why)
-                self.respond([refusal_envelope("protocol.unauthenticated", why)])
-                return
-        content_type = (self.headers.get("Content-Type") or "").split(";")[0].strip()
-        if content_type.lower() != "application/json":
-            self.respond([refusal_envelope("protocol.malformed", "not application/json")])
+        refused = request_refusal(guard, self.headers, body)
+        if refused is not None:
+            self.respond([refused])
             return
         self.admitted = body  # a host serves one frame at a time (§12.1): it answers next
 
