@@ -14,6 +14,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from fakepeer.report.fleet import fleet_lines
 from fakepeer.report.groups import group_cases
 from fakepeer.report.missing import missing_pieces
 from fakepeer.report.tally import Cell, Status, build_tally
@@ -157,6 +158,8 @@ def print_run(console: Console, run: RunResult) -> None:
         _print_sdk(console, sdk, run)
     if len(run.sdks) > 1:
         print_tally(console, run)
+    for line in fleet_lines(run):
+        console.print(escape(line))
 
 
 def print_tally(console: Console, run: RunResult) -> None:

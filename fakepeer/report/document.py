@@ -23,6 +23,7 @@ from fakepeer.protocol.limits import MAX_JSON_NESTING
 from fakepeer.protocol.messages import encode_envelope
 from fakepeer.protocol.version import PROTOCOL_VERSION
 from fakepeer.report.catalog import CaseInfo, Catalog
+from fakepeer.report.fleet import fleet_section
 from fakepeer.report.missing import missing_pieces
 from fakepeer.report.tally import build_tally
 from fakepeer.session.outcomes import Outcome
@@ -106,6 +107,7 @@ def to_document(run: RunResult, info: RunInfo = RunInfo()) -> dict:
         "summary": {**tally, "total": sum(tally.values()), "warnings": run.warning_count()},
         "matrix": build_tally(run).to_json(),
         "sdks": [_sdk_document(sdk, run, info.catalog) for sdk in run.sdks],
+        "fleet": fleet_section(run),
     }
 
 

@@ -17,6 +17,7 @@ from dataclasses import replace
 from fakepeer.cases.model import Fixture, Rule
 from fakepeer.compare import Finding
 from fakepeer.protocol.manifest import ManifestStore
+from fakepeer.report.fleet import FLEET_SUFFIX, PUBLICATION_ID
 from fakepeer.server.fleet import FleetLink, fleet_members, short_label
 from fakepeer.server.fleet_lifecycle import FLEET_VARIANTS, play_fleet_lifecycle
 from fakepeer.server.host import HostFault, HostLink
@@ -31,8 +32,6 @@ from fakepeer.transport.errors import TransportError
 #: The case every pair plays first: both publish the bundled application (RFD 2: "either SDK
 #: publishing an unchanged application produces the same bytes and does not create a new
 #: generation").
-PUBLICATION_ID = "fleet.publication"
-FLEET_SUFFIX = " (fleet)"
 PUBLICATION_RULE = Rule(
     "Manifests",  # RFD 2's sentence, quoted whole below
     "either SDK publishing an unchanged application produces the same bytes and does not "
