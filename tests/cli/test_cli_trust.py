@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from fakepeer.cases.loader import repository_root
-from tests.hostile.bench_run import host_command, write_fixtures
+from tests.hostile.bench_run import host_command, shard_reports, write_fixtures
 from tests.support.helpers import run_cli as cli
 
 ROOT = repository_root()
@@ -226,15 +226,8 @@ def test_a_report_that_cannot_be_written_leaves_the_old_one(tmp_path: Path, smal
 def shards(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path]]:
     tmp = tmp_path_factory.mktemp("shards")
     fixtures = write_fixtures(tmp / "fixtures", tuple(f"hostile.case-{n:02d}" for n in (1, 2, 3)))
-    reports = []
-    for shard in ("1/2", "2/2"):
-        report = tmp / f"shard{shard[0]}.json"
-        done = cli(
-            "run", "--fixtures", str(fixtures), "--no-default-fixtures", "--shard", shard,
-            "--sdk", "runners/python/conform", "--report-json", str(report),
-        )  # fmt: skip
-        assert done.returncode == 0, done.stdout + done.stderr
-        reports.append(report)
+    reports = shard_reports(fixtures, tmp, "runners/python/conform")
+    assert all(json.loads(report.read_text())["exit_status"] == 0 for report in reports)
     return tmp, reports
 
 

@@ -137,3 +137,22 @@ def run_bench(sdk: str, fixtures: Path, tmp: Path, timeout: float, *extra: str) 
 def time_bound(timeout: float, hung_cases: int, starts: int) -> float:
     """How long a run may take: each hung case costs its timeout, each start a kill grace."""
     return OVERHEAD_SECONDS + hung_cases * timeout + starts * 2.0
+
+
+def shard_reports(fixtures: Path, folder: Path, sdk: str, count: int = 2) -> list[Path]:
+    """The JSON reports of `run --shard K/count` of `fixtures` against `sdk`, K = 1..count,
+    as `folder/shardK.json` (each run must exit 0 or 1: a verdict)."""
+    reports = []
+    for index in range(1, count + 1):
+        report = folder / f"shard{index}.json"
+        done = subprocess.run(
+            [
+                sys.executable, "-m", "fakepeer", "run", "--fixtures", str(fixtures),
+                "--no-default-fixtures", "--shard", f"{index}/{count}", "--sdk", sdk,
+                "--report-json", str(report),
+            ],
+            cwd=repository_root(), capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+        assert done.returncode in (0, 1), done.stdout + done.stderr
+        reports.append(report)
+    return reports

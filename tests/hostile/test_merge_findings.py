@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.hostile.bench_run import write_fixtures
+from tests.hostile.bench_run import shard_reports, write_fixtures
 from tests.support.helpers import run_cli as cli
 
 CASES = tuple(f"hostile.case-{n:02d}" for n in range(1, 5))
@@ -32,18 +32,12 @@ def shards(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     """Both shard reports of a passing run, recorded as run on CORPUS."""
     tmp = tmp_path_factory.mktemp("merge-findings")
     fixtures = write_fixtures(tmp / "fixtures", CASES)
-    reports = []
-    for shard in ("1/2", "2/2"):
-        report = tmp / f"shard{shard[0]}.json"
-        done = cli(
-            "run", "--fixtures", str(fixtures), "--no-default-fixtures", "--shard", shard,
-            "--sdk", "runners/python/conform", "--report-json", str(report),
-        )  # fmt: skip
-        assert done.returncode == 0, _output(done)
+    reports = shard_reports(fixtures, tmp, "runners/python/conform")
+    for report in reports:
         document = json.loads(report.read_text())
+        assert document["exit_status"] == 0
         document["corpus"] = CORPUS
         report.write_text(json.dumps(document))
-        reports.append(report)
     return reports
 
 
