@@ -13,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 HOSTS = ROOT / "tests" / "hosts"
 MUTANT_HOST = ROOT / "tests" / "mutants" / "mutant_host.py"
@@ -89,3 +91,28 @@ def test_a_counterexample_that_cannot_be_written_keeps_the_summary(tmp_path: Pat
     assert "COUNTEREXAMPLE (round-trip)" in done.stdout  # printed all the same
     assert done.stdout.splitlines()[-1].startswith("fuzzed "), done.stdout
     assert "cannot write it under" in done.stderr
+
+
+def test_out_on_a_read_only_mount_is_refused_before_fuzzing(tmp_path: Path) -> None:
+    """A private mount namespace (unshare) holds a read-only mount nobody else sees."""
+    mount = tmp_path / "ro"
+    mount.mkdir()
+    probe = subprocess.run(
+        ["unshare", "-m", "sh", "-c", f"mount -t tmpfs -o ro tmpfs {mount}"],
+        capture_output=True, check=False,
+    )  # fmt: skip
+    if probe.returncode != 0:
+        pytest.skip("no private mount namespace here (unshare -m needs root)")
+    fuzz = [
+        sys.executable, "-m", "fakepeer", "fuzz", "--sdk",
+        f"{sys.executable} {MUTANT_HOST} negative-zero-lost", "--examples", "60", "--seed", "7",
+        "--out", str(mount / "drafts"),
+    ]  # fmt: skip
+    script = f'mount -t tmpfs -o ro tmpfs {mount} && exec "$@"'
+    done = subprocess.run(
+        ["unshare", "-m", "sh", "-c", script, "sh", *fuzz],
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True, text=True, timeout=HARD_LIMIT * 4,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"--out {mount / 'drafts'}" in done.stderr and "Traceback" not in done.stderr
