@@ -1210,6 +1210,24 @@ def _emit_attempts_below_one_accepted() -> None:
 
 
 @mutant(
+    "targeted-duplicate-not-found",
+    "a duplicate step id met before a target answers target_not_found, not definition_blocked",
+)
+def _targeted_duplicate_not_found() -> None:
+    workflow = _m("ryusen_sdk.workflow")
+    answers = _m("ryusen_sdk.answers")
+    original = workflow.Pass.claim
+
+    def claim(self, step_id, source):
+        duplicate = step_id in self.machine._first  # the ids met so far in this pass
+        if duplicate and self.target is not None and not self.stopped:
+            raise self._stop(answers.target_not_found(self.target))  # taken as "not reached"
+        return original(self, step_id, source)
+
+    workflow.Pass.claim = claim
+
+
+@mutant(
     "compensation-target-retry-converted",
     "a compensation target's forward retry is converted first: out of range, target_not_found",
 )
