@@ -107,7 +107,13 @@ def fuzz(
     if whole_runs is not None:
         from fakepeer.fuzz.semantic_cli import run_whole_runs
 
-        raise typer.Exit(_each(targets, lambda t: run_whole_runs(t, whole_runs, seed, max_time)))
+        code = _each(targets, lambda t: run_whole_runs(t, whole_runs, seed, max_time))
+        if len(targets) > 1:  # and the same runs on the fleet of them all, random routing
+            from fakepeer.fuzz.fleet_wholerun import run_fleet_whole_runs
+
+            typer.echo(f"=== fleet of {len(targets)} SDKs")
+            code = max(code, run_fleet_whole_runs(targets, whole_runs, seed, max_time))
+        raise typer.Exit(code)
     if semantics:
         from fakepeer.fuzz.semantic_cli import run_semantics
 

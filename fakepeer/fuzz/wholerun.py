@@ -84,11 +84,16 @@ def random_run(rng: random.Random) -> WholeRun:
 
 
 def play(
-    link: HostLink, run: WholeRun, max_invocations: int = 300, stop_at: float | None = None
+    link: HostLink,
+    run: WholeRun,
+    max_invocations: int = 300,
+    stop_at: float | None = None,
+    server: ModelServer | None = None,
 ) -> RunReport:
-    """Play the run to its end (or `stop_at`) on the model server, with effect traces and
-    frames kept."""
-    server = ModelServer(link, max_invocations=max_invocations, keep_frames=True, trace=True)
+    """Play the run to its end (or `stop_at`) on the model server (`server`, e.g. a fleet's,
+    or a new one over `link`), with effect traces and frames kept."""
+    if server is None:
+        server = ModelServer(link, max_invocations=max_invocations, keep_frames=True, trace=True)
     server.stop_at = stop_at
     script = [ScriptItem(at, "server_restart") for at in run.restarts]
     return server.simulate(
