@@ -2594,7 +2594,11 @@ def _kind_before_version() -> None:
     replace_everywhere(original, decode_envelope)
 
 
-@mutant("values-before-body", "an invoke's input value is converted before its body is checked")
+@mutant(
+    "values-before-body",
+    "an invoke's input value is converted before its body is checked",
+    recommended_only="D-DECODE-ORDER",
+)
 def _values_before_body() -> None:
     codec = _m("ryusen_sdk.codec")
     values = _m("ryusen_sdk.values")
@@ -2893,6 +2897,7 @@ def _base64_padding_optional() -> None:
 @mutant(
     "wait-timeout-before-correlation",
     "a wait converts its timeout before its correlation (a bad duration outranks a bad map)",
+    recommended_only="D-ARGUMENT-ORDER",
 )
 def _wait_timeout_before_correlation() -> None:
     workflow = _m("ryusen_sdk.workflow")
