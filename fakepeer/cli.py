@@ -439,7 +439,13 @@ def run(
         targets = early.targets
         # a variant's id (FIXTURE@VARIANT) may be listed too
         corpus_ids = all_ids | {fixture.id for fixture in selected}
-        known = _read_known(known_failures or [], [target.label for target in targets])
+        labels = [target.label for target in targets]
+        if len(targets) > 1 and set(chosen_variants) & set(FLEET_VARIANTS):
+            from fakepeer.server.fleet_suite import fleet_names  # a pair's label and cases
+
+            pair_labels, fleet_ids = fleet_names(targets, selected, chosen_variants)
+            labels, corpus_ids = labels + pair_labels, corpus_ids | fleet_ids
+        known = _read_known(known_failures or [], labels)
         options = RunOptions(
             timeout=timeout,
             max_time=max_time,

@@ -64,6 +64,15 @@ def fleet_cases(fixtures: Sequence[Fixture], variants: Sequence[str]) -> list[Fi
     ]
 
 
+def fleet_names(
+    targets: Sequence[SdkTarget], fixtures: Sequence[Fixture], variants: Sequence[str]
+) -> tuple[list[str], set[str]]:
+    """The labels of the pairs and the ids of their cases, before they run: a known-failures
+    list may name them (`[A+B (fleet)]`, `SCENARIO@fleet`)."""
+    labels = [fleet_label(pair) for pair in itertools.combinations(targets, 2)]
+    return labels, {PUBLICATION_ID} | {case.id for case in fleet_cases(fixtures, variants)}
+
+
 def run_fleets(
     targets: Sequence[SdkTarget],
     fixtures: Sequence[Fixture],

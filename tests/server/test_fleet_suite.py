@@ -45,3 +45,21 @@ def test_one_sdk_runs_no_fleet_case(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert [sdk["label"] for sdk in report["sdks"]] == [PYTHON]
     ids = [case["id"] for case in report["sdks"][0]["cases"]]
     assert not [ident for ident in ids if ident.endswith(("@fleet", "@rolling"))]
+
+
+def test_a_known_failures_list_may_name_a_pair_and_its_cases(tmp_path: Path) -> None:
+    """`[A+B (fleet)]` and `SCENARIO@fleet` are a list's label and id like any SDK's: the case a
+    fleet mutant fails is an expected failure, and the run exits 0."""
+    host = repository_root() / "tests" / "mutants" / "mutant_host.py"
+    mutant = f"python3 {host} fleet.journal-over-history"
+    case = "lifecycle.saga-charge-answers-lost-compensates-reserve@fleet"
+    known = tmp_path / "known.txt"
+    known.write_text(f"[fleet.journal-over-history+node (fleet)]\n{case}\n", encoding="utf-8")
+    status, report = _run(
+        tmp_path,
+        *("--sdk", mutant, "--sdk", NODE, "--variants", "fleet"),
+        *("-k", case.removesuffix("@fleet"), "--known-failures", str(known)),
+    )
+    assert status == 0
+    outcomes = {c["id"]: c["outcome"] for c in report["sdks"][2]["cases"]}
+    assert outcomes == {"fleet.publication": "pass", case: "xfail"}
