@@ -14,6 +14,7 @@ from fakepeer import __version__
 from fakepeer.cases.selection import Shard
 from fakepeer.report.catalog import CaseInfo, catalog_from_document
 from fakepeer.report.document import ReportError, read_document, run_from_document, selection_of
+from fakepeer.report.fleet import FLEET_SUFFIX
 from fakepeer.session.outcomes import Outcome
 from fakepeer.session.results import CaseResult, RunResult, SdkRun
 
@@ -73,9 +74,10 @@ def merge_documents(
         runs = _merge_group(group, catalog, list_problems)
         selection = group[0][1]["selection"]
         for sdk in runs.values():
-            lacking[sdk.label] = lacking.get(sdk.label, 0) + _check_complete(
-                sdk, selection, allow_partial
-            )
+            if not sdk.label.endswith(FLEET_SUFFIX):  # a pair's cases derive from the selection
+                lacking[sdk.label] = lacking.get(sdk.label, 0) + _check_complete(
+                    sdk, selection, allow_partial
+                )
             target = merged.get(sdk.label)
             if target is None:
                 merged[sdk.label] = sdk

@@ -37,6 +37,11 @@ def test_a_pair_serves_every_selected_scenario_as_fleet_and_rolling(tmp_path: Pa
     assert all(case["outcome"] == "pass" for case in fleet), [
         (case["id"], case.get("reason")) for case in fleet if case["outcome"] != "pass"
     ]
+    assert [pair["label"] for pair in report["fleet"]] == ["python+node (fleet)"]
+    merged = tmp_path / "merged.json"  # merge keeps the pair and its fleet section
+    assert main(["merge", str(tmp_path / "report.json"), "--report-json", str(merged)]) == 0
+    again = json.loads(merged.read_text(encoding="utf-8"))
+    assert again["fleet"] == report["fleet"]
 
 
 def test_one_sdk_runs_no_fleet_case(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
