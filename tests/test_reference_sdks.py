@@ -50,20 +50,22 @@ def test_both_reference_sdks_pass_the_whole_corpus(tmp_path: Path) -> None:
     corpus = len(with_variants(fixtures, VARIANTS))
     assert corpus > 4 * len(fixtures)  # each fixture in several variants, reported one by one
     document = json.loads(report.read_text(encoding="utf-8"))
-    assert [sdk["label"] for sdk in document["sdks"]] == SDKS
+    # the two SDKs, then the pair serving every lifecycle scenario as a fleet (@fleet, @rolling)
+    assert [sdk["label"] for sdk in document["sdks"]] == [*SDKS, "python+node (fleet)"]
     assert isinstance(document["order"]["shuffle_seed"], int), document["order"]
     assert f"--shuffle {document['order']['shuffle_seed']}" in result.stdout
-    for sdk in document["sdks"]:
+    scenarios = sum(1 for fixture in fixtures if fixture.lifecycle is not None)
+    for sdk, cases in zip(document["sdks"], [corpus, corpus, 1 + 2 * scenarios], strict=True):
         summary = sdk["summary"]
         assert (summary["fail"], summary["error"]) == (0, 0), (sdk["label"], summary)
-        assert summary["total"] == len(sdk["cases"]) == corpus, (sdk["label"], summary)
+        assert summary["total"] == len(sdk["cases"]) == cases, (sdk["label"], summary)
     assert all(total["fails_run"] == 0 for total in document["matrix"]["totals"])
     categories = {row["category"] for row in document["matrix"]["rows"]}
     assert {f"@{name}" for name in VARIANTS} <= categories  # variants counted separately
     last = result.stdout.rstrip("\n").splitlines()[-1]
     assert re.fullmatch(r"\d+ passed, 0 failed(, \d+ skipped)?", last), last
     text = html.read_text(encoding="utf-8")
-    assert text.count('<details class="case ') == 2 * corpus
+    assert text.count('<details class="case ') == 2 * corpus + 1 + 2 * scenarios
 
 
 HTTP_SDKS = [f"http+cmd:{sdk} --http" for sdk in SDKS]
