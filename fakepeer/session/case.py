@@ -31,6 +31,7 @@ from fakepeer.session.results import CappedFindings, CaseResult
 from fakepeer.session.sdk import SdkSession, SessionError, StrayAnswer, decode, late_window
 from fakepeer.session.wire import WireLog
 from fakepeer.transport.errors import NoAnswer, TransportError, TransportTimeout
+from fakepeer.transport.httpauth import CAPABILITY as AUTHENTICATION
 
 #: How a case cut off by --max-time begins its reason (it is then not run: no verdict).
 STOPPED = "stopped: the --max-time bound"
@@ -98,11 +99,13 @@ def _play(
             session.capabilities or frozenset()
         )
         if missing:
+            unchecked = unchecked_authentication(session.capabilities or frozenset(), missing)
             return _result(
                 fixture,
-                Outcome.SKIP,
+                Outcome.FAIL if unchecked else Outcome.SKIP,
                 wire,
-                reason=f"the SDK does not offer the capabilities: {', '.join(missing)}",
+                reason=unchecked
+                or f"the SDK does not offer the capabilities: {', '.join(missing)}",
             )
         session.clear_stderr()
         session.reset(deadline, wire)
@@ -233,6 +236,18 @@ def _finished(
         reason=f"{count} difference(s): {', '.join(kinds)}",
         findings=findings,
         stderr=session.stderr_tail(),
+    )
+
+
+def unchecked_authentication(offered: frozenset[str], missing: Sequence[str]) -> str:
+    """Why a case about request authentication fails, rather than being skipped, on an HTTP
+    endpoint that does not authenticate (D-HTTP-AUTH): no HTTP run is green with authentication
+    unchecked. Empty when the case may be skipped (not over HTTP, or it lacks more than that)."""
+    if "http" not in offered or list(missing) != [AUTHENTICATION]:
+        return ""
+    return (
+        "the endpoint serves HTTP without request_authentication: an HTTP endpoint must "
+        "authenticate every request (D-HTTP-AUTH), so this authentication case fails, never skips"
     )
 
 
