@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from fakepeer.cases import load_fixtures  # noqa: E402
+from fakepeer.server.lifecycle import play_lifecycle  # noqa: E402
 from fakepeer.session import command_target  # noqa: E402
 from fakepeer.suite import RunOptions, run_suite  # noqa: E402
 
@@ -38,7 +39,7 @@ TARGETS = {
 def measure(spec: str, fixtures: list) -> tuple[float, float, int, float, float]:
     """(median, mean) case duration in microseconds, the cases that did not pass, and the CPU
     microseconds per case of the bench and of the host processes."""
-    options = RunOptions(timeout=10.0, jobs=1)
+    options = RunOptions(timeout=10.0, jobs=1, lifecycle_player=play_lifecycle)
     before = _cpu()
     result = run_suite([command_target(spec, ROOT)], fixtures, options)
     bench, hosts = (after - start for after, start in zip(_cpu(), before, strict=True))

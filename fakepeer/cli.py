@@ -68,6 +68,11 @@ from fakepeer.transport.inprocess import exiting_with
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from fakepeer.cases.model import Fixture
+    from fakepeer.compare import Finding
+    from fakepeer.session.sdk import SdkSession
+    from fakepeer.session.wire import WireLog
+
 #: Longest --timeout / --max-time accepted (a day): beyond it a deadline is no deadline.
 MAX_SECONDS = 86_400.0
 #: Most SDK sessions in parallel (each one is a process; the machine has only so many cores).
@@ -457,6 +462,7 @@ def run(
             isolate=isolate,
             start_timeout=start_timeout,
             began=began,
+            lifecycle_player=_play_lifecycle,
         )
         if seed is not None or isolate:
             console.print(f"order: {order_text({'shuffle_seed': seed, 'isolate': isolate})}")
@@ -557,6 +563,20 @@ def _start_early(commands: list[str] | None) -> EarlyStart:
         return EarlyStart(targets_from_options(commands))
     except CommandError as exc:
         raise UsageProblem(str(exc)) from None
+
+
+def _play_lifecycle(
+    session: SdkSession,
+    fixture: Fixture,
+    deadline: float | None,
+    wire: WireLog | None,
+    limit: float | None,
+) -> list[Finding]:
+    """The model server's player of lifecycle fixtures (`RunOptions.lifecycle_player`), imported
+    only when a lifecycle case runs: `run -k ONE` stays quick to start."""
+    from fakepeer.server.lifecycle import play_lifecycle
+
+    return play_lifecycle(session, fixture, deadline, wire, limit)
 
 
 def _run_fleets(

@@ -18,7 +18,7 @@ from typing import Literal
 from fakepeer.cases.model import ExpectStep
 from fakepeer.protocol import fastpath
 from fakepeer.protocol.canonical import CanonicalizationError, canonical_bytes
-from fakepeer.protocol.pointer import join, resolve, split
+from fakepeer.protocol.pointer import VaryPattern, join, resolve, split
 from fakepeer.protocol.schema import envelope_members_valid, validate_message
 from fakepeer.protocol.version import KNOWN_VERSIONS, PROTOCOL_VERSION, is_supported
 
@@ -106,43 +106,6 @@ def default_validator() -> Validator:
 
 
 # ----------------------------------------------------------------------------- vary patterns
-
-
-class VaryPattern:
-    """A JSON pointer whose segments may be `*` (one segment) or `**` (any number of segments)."""
-
-    def __init__(self, pointer: str) -> None:
-        self.pointer = pointer
-        self.tokens = tuple(split(pointer))
-
-    def matches(self, path: Sequence[str]) -> bool:
-        return _match(self.tokens, tuple(path))
-
-    def may_match_below(self, path: Sequence[str]) -> bool:
-        """True when some path extending `path` could match (prunes the walk)."""
-        return _prefix_match(self.tokens, tuple(path))
-
-
-def _match(tokens: tuple[str, ...], path: tuple[str, ...]) -> bool:
-    if not tokens:
-        return not path
-    head, rest = tokens[0], tokens[1:]
-    if head == "**":
-        return any(_match(rest, path[i:]) for i in range(len(path) + 1))
-    if not path:
-        return False
-    return (head == "*" or head == path[0]) and _match(rest, path[1:])
-
-
-def _prefix_match(tokens: tuple[str, ...], path: tuple[str, ...]) -> bool:
-    if not path:
-        return True
-    if not tokens:
-        return False
-    head, rest = tokens[0], tokens[1:]
-    if head == "**":
-        return True
-    return (head == "*" or head == path[0]) and _prefix_match(rest, path[1:])
 
 
 def remove_varied(document: object, patterns: Sequence[VaryPattern]) -> object:

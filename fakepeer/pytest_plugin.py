@@ -330,11 +330,15 @@ class _SdkRunner:
     def run(self, fixture: Any, item: pytest.Item) -> Any:
         from fakepeer.session.case import run_case
 
+        player = None
+        if fixture.lifecycle is not None:  # the model server plays it: imported only then
+            from fakepeer.server.lifecycle import play_lifecycle as player
         case = run_case(
             self.session,
             fixture,
             timeout=self.timeout,
             comparer=self.comparer,
+            lifecycle_player=player,
         )
         self.items.append((item.nodeid, item.location, case, case.raw_outcome))
         return case

@@ -17,6 +17,7 @@ from fakepeer.protocol import fastpath
 from fakepeer.protocol.decode import decode_frame
 from fakepeer.protocol.messages import ProtocolViolation
 from fakepeer.protocol.schema import validate_message
+from fakepeer.server.lifecycle import play_lifecycle
 from fakepeer.session import command_target, default_target
 from fakepeer.suite import RunOptions, run_suite
 
@@ -51,10 +52,10 @@ def _results(run) -> dict[str, tuple]:
     ],
 )
 def test_the_whole_corpus_gives_the_same_results_both_ways(corpus, target) -> None:
-    fast = run_suite([target()], corpus, RunOptions())
+    fast = run_suite([target()], corpus, RunOptions(lifecycle_player=play_lifecycle))
     with fastpath.disabled():
         assert not fastpath.enabled()
-        plain = run_suite([target()], corpus, RunOptions())
+        plain = run_suite([target()], corpus, RunOptions(lifecycle_player=play_lifecycle))
     assert fastpath.enabled()
     assert len(fast.sdks[0].results) == len(corpus)
     assert _results(fast) == _results(plain)

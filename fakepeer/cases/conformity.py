@@ -17,14 +17,13 @@ from fakepeer.cases.errors import FixtureProblem
 from fakepeer.cases.model import ExpectStep, Fixture, SendStep, Step
 from fakepeer.protocol.messages import KINDS
 from fakepeer.protocol.messages import envelope as make_envelope
-from fakepeer.protocol.pointer import join, split
+from fakepeer.protocol.pointer import VaryPattern, join, split
 
 _REQUIRED = re.compile(r"^'(.*)' is a required property$")
 
 
 def message_problems(fixture: Fixture, file: Path | None = None) -> list[FixtureProblem]:
     """Each send and expect that its kind's schema or the tagged value model (§3) refuses."""
-    from fakepeer.compare import VaryPattern  # compare imports cases: import when called
     from fakepeer.protocol.schema import validate_message
 
     problems = []
@@ -103,7 +102,6 @@ def _is_excused(pointer: str, message: str, patterns: list) -> bool:
 def same_as_problems(steps: list[Step], file: Path | None) -> list[FixtureProblem]:
     """A `same_as` names an earlier expect step, and its pointer is varied (the value is the
     SDK's own, compared only with that earlier answer)."""
-    from fakepeer.compare import VaryPattern  # compare imports cases: import when called
 
     problems = []
     for index, step in enumerate(steps):

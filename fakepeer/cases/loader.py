@@ -149,7 +149,9 @@ def load_fixture_file(file: Path, data: bytes | None = None) -> Fixture:
     if problems:
         raise FixtureError(problems)
     if fixture.lifecycle is None:  # keep the bytes, not the built steps (Fixture.source)
-        fixture = fixture.compact(data if data is not None else text.encode("utf-8"))
+        fixture = fixture.compact(
+            data if data is not None else text.encode("utf-8"), steps_from_source
+        )
     return fixture
 
 

@@ -9,6 +9,7 @@ fixture built in memory (the scenario API, the bench's own benchmarks) holds its
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
@@ -98,6 +99,8 @@ class ExpectedTrace:
 
 
 Step = SendStep | RawSendStep | ExpectStep
+#: Builds a fixture's steps from its checked file's bytes (`Fixture.compact`).
+StepBuilder = Callable[[bytes, Path | None], tuple[Step, ...]]
 
 
 @dataclass(frozen=True)
@@ -156,6 +159,9 @@ class Fixture:
     lifecycle: object | None = field(default=None, repr=False, compare=False)
     #: The checked fixture file's bytes, zlib-compressed, when `held_steps` is None.
     source: bytes | None = field(default=None, repr=False, compare=False)
+    #: Builds the steps from `source` again (the loader's, handed over by `compact`: the
+    #: loader imports this module, so this module never imports the loader).
+    builder: StepBuilder | None = field(default=None, repr=False, compare=False)
 
     @property
     def steps(self) -> tuple[Step, ...]:
@@ -163,14 +169,15 @@ class Fixture:
         nothing of them stays with the fixture when the case is done)."""
         if self.held_steps is not None:
             return self.held_steps
-        from fakepeer.cases.loader import steps_from_source  # the loader imports this module
+        assert self.source is not None and self.builder is not None, (
+            "a fixture holds its steps, or its source and how to build them"
+        )
+        return self.builder(zlib.decompress(self.source), self.path)
 
-        assert self.source is not None, "a fixture holds its steps or its source"
-        return steps_from_source(zlib.decompress(self.source), self.path)
-
-    def compact(self, data: bytes) -> Fixture:
-        """This fixture keeping `data` (the checked file's bytes) instead of its built steps."""
-        return replace(self, held_steps=None, source=zlib.compress(data, 6))
+    def compact(self, data: bytes, builder: StepBuilder) -> Fixture:
+        """This fixture keeping `data` (the checked file's bytes) instead of its built steps,
+        and `builder` to build them again when asked (a module-level function: it pickles)."""
+        return replace(self, held_steps=None, source=zlib.compress(data, 6), builder=builder)
 
     @classmethod
     def from_document(

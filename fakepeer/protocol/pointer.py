@@ -1,9 +1,10 @@
 """RFC 6901 JSON pointers, the one home of their escaping: built for every error message and
-diff, split for `vary` and `derive`, resolved for `derive` and `$ref`."""
+diff, split for `vary` and `derive`, resolved for `derive` and `$ref`, matched with wildcards
+for `vary` (`VaryPattern`: the fixture checks and the comparer both use it)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 
 def escape(segment: str | int) -> str:
@@ -40,3 +41,40 @@ def resolve(document: object, pointer: str) -> object:
         else:
             raise KeyError(pointer)
     return node
+
+
+class VaryPattern:
+    """A JSON pointer whose segments may be `*` (one segment) or `**` (any number of segments)."""
+
+    def __init__(self, pointer: str) -> None:
+        self.pointer = pointer
+        self.tokens = tuple(split(pointer))
+
+    def matches(self, path: Sequence[str]) -> bool:
+        return _match(self.tokens, tuple(path))
+
+    def may_match_below(self, path: Sequence[str]) -> bool:
+        """True when some path extending `path` could match (prunes the walk)."""
+        return _prefix_match(self.tokens, tuple(path))
+
+
+def _match(tokens: tuple[str, ...], path: tuple[str, ...]) -> bool:
+    if not tokens:
+        return not path
+    head, rest = tokens[0], tokens[1:]
+    if head == "**":
+        return any(_match(rest, path[i:]) for i in range(len(path) + 1))
+    if not path:
+        return False
+    return (head == "*" or head == path[0]) and _match(rest, path[1:])
+
+
+def _prefix_match(tokens: tuple[str, ...], path: tuple[str, ...]) -> bool:
+    if not path:
+        return True
+    if not tokens:
+        return False
+    head, rest = tokens[0], tokens[1:]
+    if head == "**":
+        return True
+    return (head == "*" or head == path[0]) and _prefix_match(rest, path[1:])

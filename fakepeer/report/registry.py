@@ -45,11 +45,9 @@ class Reporter:
 @cache
 def reporters() -> tuple[Reporter, ...]:
     """Every registered format, by `order` then name."""
-    import fakepeer.report as package
-
-    found = []
-    for module in pkgutil.iter_modules(package.__path__):
-        loaded = importlib.import_module(f"{package.__name__}.{module.name}")
+    found = []  # the modules beside this one (not `import fakepeer.report`: it imports this)
+    for module in pkgutil.iter_modules([str(Path(__file__).parent)]):
+        loaded = importlib.import_module(f"{__package__}.{module.name}")
         reporter = getattr(loaded, "REPORTER", None)
         if isinstance(reporter, Reporter):
             found.append(reporter)

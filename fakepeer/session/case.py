@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from fakepeer.cases.model import ExpectStep, Fixture, RawSendStep, SendStep, Step
 from fakepeer.cases.variants import FRESH_PROCESS
@@ -38,6 +38,14 @@ STOPPED = "stopped: the --max-time bound"
 #: Time allowed to start an SDK and complete its registration (at least the case timeout).
 STARTUP_SECONDS = 10.0
 
+#: Plays a lifecycle fixture's whole run on the model server: (session, fixture, deadline, wire,
+#: --max-time deadline) -> the differences from its expectation. The server sits above the
+#: session, so the layer that runs cases hands it down (`fakepeer.server.lifecycle.play_lifecycle`
+#: through `RunOptions.lifecycle_player` or the pytest plugin); the session never imports it.
+LifecyclePlayer = Callable[
+    [SdkSession, Fixture, float | None, WireLog | None, float | None], list[Finding]
+]
+
 
 def run_case(
     session: SdkSession,
@@ -48,19 +56,23 @@ def run_case(
     overall_deadline: float | None = None,
     fresh: bool = False,
     startup: float | None = None,
+    lifecycle_player: LifecyclePlayer | None = None,
 ) -> CaseResult:
     """Run one fixture; never raises for SDK misbehaviour (it becomes an `error` result).
 
     `fresh`: the case is the first a new host process serves, as the `fresh-process` variant
-    (`run --isolate`).
+    (`run --isolate`). `lifecycle_player`: plays a lifecycle fixture (required for one: a bench
+    that hands none over is miswired, and the case raises rather than pass unplayed).
 
     If a late answer of an earlier case interrupts this one, that case takes the error and this
     one is played once more on a fresh process, where its own outcome stands.
     """
+    if fixture.lifecycle is not None and lifecycle_player is None:
+        raise ValueError(f"{fixture.id} is a lifecycle fixture and no lifecycle player was given")
     args = (session, fixture, timeout, comparer, overall_deadline)
-    result = _play(*args, True, fresh, startup)
+    result = _play(*args, True, fresh, startup, lifecycle_player)
     if result is None:
-        result = _play(*args, False, fresh, startup)
+        result = _play(*args, False, fresh, startup, lifecycle_player)
     assert result is not None
     return result
 
@@ -74,6 +86,7 @@ def _play(
     may_blame: bool,
     fresh: bool = False,
     startup: float | None = None,
+    lifecycle_player: LifecyclePlayer | None = None,
 ) -> CaseResult | None:
     """Play the script once; None when an earlier case was blamed and this one must be replayed."""
     wire = WireLog()
@@ -109,11 +122,9 @@ def _play(
             )
         session.clear_stderr()
         session.reset(deadline, wire)
-        if fixture.lifecycle is not None:  # a whole run, played by the model server
-            from fakepeer.server.lifecycle import play_lifecycle
-
+        if lifecycle_player is not None and fixture.lifecycle is not None:  # the model server's
             # a restart gets a start's allowance, as between cases, but never past --max-time
-            findings.extend(play_lifecycle(session, fixture, deadline, wire, overall_deadline))
+            findings.extend(lifecycle_player(session, fixture, deadline, wire, overall_deadline))
         steps = fixture.steps
         referenced = {n for s in steps if isinstance(s, ExpectStep) for _, n, _ in s.same_as}
         for index, step in enumerate(steps):

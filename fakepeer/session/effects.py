@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from fakepeer.cases.model import ExpectedTrace
-from fakepeer.compare import Finding, VaryPattern
+from fakepeer.compare import Finding
+from fakepeer.protocol.pointer import VaryPattern
 
 
 @dataclass(frozen=True)

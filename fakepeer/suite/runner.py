@@ -22,7 +22,7 @@ from fakepeer.cases.model import Fixture
 from fakepeer.compare import Comparer
 from fakepeer.protocol import fastpath
 from fakepeer.session.attribution import blame, owner
-from fakepeer.session.case import run_case
+from fakepeer.session.case import LifecyclePlayer, run_case
 from fakepeer.session.outcomes import Outcome
 from fakepeer.session.results import CaseResult, RunResult, SdkRun, trim_result
 from fakepeer.session.sdk import SdkSession, late_window
@@ -60,6 +60,10 @@ class RunOptions:
     #: `time.monotonic()` when the command began (`run`): --max-time counts from there, so
     #: loading the fixtures counts too. None: from the start of `run_suite`.
     began: float | None = None
+    #: Plays lifecycle fixtures (`fakepeer.server.lifecycle.play_lifecycle`, handed down by the
+    #: command above: the suite never imports the server). None: a lifecycle case is an
+    #: internal error, never a pass.
+    lifecycle_player: LifecyclePlayer | None = None
 
 
 @dataclass
@@ -276,6 +280,7 @@ def _serve(session: SdkSession, shared: _Shared, recent: deque[CaseResult]) -> N
                     overall_deadline=overall,
                     fresh=options.isolate,
                     startup=options.start_timeout,
+                    lifecycle_player=options.lifecycle_player,
                 )
             except Exception as exc:  # noqa: BLE001 - a bench bug: this case's internal error
                 result = _internal(fixture, f"the bench failed on this case: {_where(exc)}")

@@ -56,6 +56,7 @@ def write_raw(data: bytes) -> None:
 def serve(hook: Hook) -> int:
     """Run the reference host with `hook` consulted before each frame it handles."""
     sys.path.insert(0, str(RUNNER))
+    from conform_host import entry
     from conform_host import host as reference
 
     original = reference.Host.handle
@@ -66,7 +67,7 @@ def serve(hook: Hook) -> int:
             original(self, payload)
 
     reference.Host.handle = handle
-    return reference.main()
+    return entry.main()  # framed, or HTTP when asked
 
 
 def write_frame_raw(payload: bytes) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "runners" / "python"))
 
+from conform_host import entry  # noqa: E402
 from conform_host import host as reference  # noqa: E402
 from ryusen_sdk import ProtocolError  # noqa: E402
 
@@ -24,4 +25,4 @@ def handle(self: reference.Host, payload: bytes) -> None:
 
 
 reference.Host.handle = handle
-sys.exit(reference.main())
+sys.exit(entry.main())  # framed, or HTTP when asked

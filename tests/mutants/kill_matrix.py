@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fakepeer.cases import Fixture, load_fixtures, repository_root
+from fakepeer.server.lifecycle import play_lifecycle
 from fakepeer.session import CaseResult, Outcome, SdkRun, SdkTarget
 from fakepeer.suite import RunOptions, run_suite
 from fakepeer.transport.http import start_command
@@ -179,7 +180,7 @@ def run_mutant(
 ) -> SdkRun:
     """One bench run of the selection against one mutant (through the bench's API); `isolate`:
     each case on a fresh host process (for a Python mutant, forked from a zygote)."""
-    options = RunOptions(timeout=timeout, jobs=1, isolate=isolate)
+    options = RunOptions(timeout=timeout, jobs=1, isolate=isolate, lifecycle_player=play_lifecycle)
     if not isolate or sdk_of(name) != "python":
         return run_suite([mutant_target(name)], fixtures, options).sdks[0]
     with zygote(name) as argv:

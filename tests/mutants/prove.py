@@ -35,6 +35,7 @@ from pathlib import Path
 from fakepeer import atomic
 from fakepeer.authoring.validate import validate_paths
 from fakepeer.cases import Fixture, FixtureError, fixture_files, load_fixtures, repository_root
+from fakepeer.server.lifecycle import play_lifecycle
 from fakepeer.session import Outcome, SdkTarget, targets_from_options
 from fakepeer.suite import RunOptions, run_suite
 from fakepeer.suite.known_failures import finding_of
@@ -239,7 +240,11 @@ def reference_targets(fixtures: Sequence[Fixture]) -> list[SdkTarget]:
 def check_reference(fixtures: Sequence[Fixture], timeout: float) -> None:
     """Step 1b: every fixture passes on both reference SDKs (an `http` fixture over HTTP; a
     framed transport skips it, with the reason)."""
-    result = run_suite(reference_targets(fixtures), list(fixtures), RunOptions(timeout=timeout))
+    result = run_suite(
+        reference_targets(fixtures),
+        list(fixtures),
+        RunOptions(timeout=timeout, lifecycle_player=play_lifecycle),
+    )
     by_id = {fixture.id: fixture for fixture in fixtures}
     for run in result.sdks:
         framed = not run.label.startswith("http+cmd:")

@@ -16,6 +16,7 @@ from collections.abc import Callable
 import pytest
 
 from fakepeer.cases import load_fixtures, repository_root
+from fakepeer.server.lifecycle import play_lifecycle
 from fakepeer.session import Outcome, SdkTarget, command_target, default_target
 from fakepeer.suite import RunOptions, run_suite
 
@@ -120,7 +121,9 @@ def test_baseline_wrapper_agrees_with_the_reference_host(
 ) -> None:
     """A wrapper host without a mutant must behave exactly as its SDK's own reference host."""
     fixtures = load_fixtures()
-    expected = run_suite([reference()], fixtures, RunOptions(timeout=5.0, jobs=2)).sdks[0]
+    expected = run_suite(
+        [reference()], fixtures, RunOptions(timeout=5.0, jobs=2, lifecycle_player=play_lifecycle)
+    ).sdks[0]
     wrapped = run_mutant(baseline, fixtures)
     assert {c.id: c.raw_outcome for c in wrapped.results} == {
         c.id: c.raw_outcome for c in expected.results

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from fakepeer.authoring.docs import load_rfd
 from fakepeer.cases import Fixture, load_fixtures, repository_root
+from fakepeer.server.lifecycle import play_lifecycle
 from fakepeer.server.rules import RULES
 from fakepeer.session import Outcome, SdkRun
 from fakepeer.session.targets import command_target
@@ -103,7 +104,11 @@ def lifecycle_scenarios() -> list[Fixture]:
 def _failing(scenarios: Sequence[Fixture], sdk: str = SDK) -> set[str]:
     path = repository_root() / sdk
     target = command_target(str(path) if path.exists() else sdk)
-    run: SdkRun = run_suite([target], scenarios, RunOptions(timeout=CASE_TIMEOUT, jobs=1)).sdks[0]
+    run: SdkRun = run_suite(
+        [target],
+        scenarios,
+        RunOptions(timeout=CASE_TIMEOUT, jobs=1, lifecycle_player=play_lifecycle),
+    ).sdks[0]
     return {case.id for case in run.results if case.raw_outcome in FAILING}
 
 

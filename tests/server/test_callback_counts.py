@@ -12,6 +12,7 @@ import pytest
 
 from fakepeer.cases.lifecycle import lifecycle_fixture
 from fakepeer.cases.loader import repository_root
+from fakepeer.server.lifecycle import play_lifecycle
 from fakepeer.session import command_target
 from fakepeer.suite import RunOptions, run_suite
 
@@ -25,7 +26,11 @@ def _scenario(name: str) -> dict:
 
 def _play(document: dict) -> tuple[str, list]:
     fixture = lifecycle_fixture(document)
-    result = run_suite([command_target(REFERENCE)], [fixture], RunOptions(timeout=20))
+    result = run_suite(
+        [command_target(REFERENCE)],
+        [fixture],
+        RunOptions(timeout=20, lifecycle_player=play_lifecycle),
+    )
     ((case,),) = [sdk.results for sdk in result.sdks]
     return case.raw_outcome.value, case.findings
 

@@ -8,6 +8,7 @@ import json
 
 from fakepeer.cases import load_fixtures
 from fakepeer.compare import Comparer
+from fakepeer.server.lifecycle import play_lifecycle
 from fakepeer.session import Outcome, SdkSession, default_target, run_case
 
 
@@ -23,7 +24,13 @@ def test_two_scenarios_and_two_plays_use_distinct_ids() -> None:
     try:
         seen: list[set[str]] = []
         for fixture in [*fixtures, fixtures[0]]:
-            result = run_case(session, fixture, timeout=10.0, comparer=Comparer())
+            result = run_case(
+                session,
+                fixture,
+                timeout=10.0,
+                comparer=Comparer(),
+                lifecycle_player=play_lifecycle,
+            )
             assert result.raw_outcome is Outcome.PASS, result.reason
             server = [i for i in _sent_ids(result.wire) if "/server." in i]
             assert server and all(i.startswith(f"{fixture.id}/server.") for i in server)

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import gc
+import json
 
+from fakepeer.cases.lifecycle import lifecycle_fixture
+from fakepeer.cases.loader import repository_root
 from fakepeer.session import Outcome, summary_line
 from fakepeer.suite import RunOptions, run_suite
 from tests.support.helpers import echo_scenario
@@ -113,3 +116,14 @@ def test_a_callers_own_freeze_is_left_alone() -> None:
         assert gc.get_freeze_count() == before
     finally:
         gc.unfreeze()
+
+
+def test_a_lifecycle_fixture_without_a_player_is_an_internal_error_never_a_pass() -> None:
+    """The model server plays lifecycle fixtures and sits above the suite, which is handed its
+    player (`RunOptions.lifecycle_player`); a run given none fails loudly, never passes unplayed."""
+    path = next((repository_root() / "fixtures" / "lifecycle").glob("lifecycle.*.json"))
+    fixture = lifecycle_fixture(json.loads(path.read_text(encoding="utf-8")))
+    result = run_suite([MockSdk().target()], [fixture], RunOptions())
+    ((case,),) = [sdk.results for sdk in result.sdks]
+    assert case.raw_outcome is Outcome.ERROR and case.internal
+    assert "no lifecycle player was given" in case.reason

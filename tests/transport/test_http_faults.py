@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from fakepeer.cases.errors import FixtureError
-from fakepeer.cases.loader import fixture_from_document
+from fakepeer.cases.loader import fixture_from_document, steps_from_source
 from fakepeer.cases.model import SendStep
 from fakepeer.cases.variants import FLEET_VARIANTS, FRESH_PROCESS, VARIANTS, derive
 from fakepeer.protocol.limits import MAX_FRAME_BYTES
@@ -196,7 +196,9 @@ def test_the_loader_names_the_step_of_a_wrong_fault() -> None:
 def test_one_build_shares_a_label_and_the_next_build_draws_anew() -> None:
     """A fixture loaded from a file builds its steps per case: each case draws its nonces."""
     document = _document({"faults": ["stale"], "nonce": "a"})
-    fixture = fixture_from_document(document).compact(json.dumps(document).encode())
+    fixture = fixture_from_document(document).compact(
+        json.dumps(document).encode(), steps_from_source
+    )
     first = [s.payload.fault.nonce for s in fixture.steps if isinstance(s, SendStep)]
     second = [s.payload.fault.nonce for s in fixture.steps if isinstance(s, SendStep)]
     assert first[0] == first[1] and second[0] == second[1] and first[0] != second[0]

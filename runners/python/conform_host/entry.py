@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 
-from conform_host.host import main
+from conform_host.host import serve_stdio
+from conform_host.http_serve import main as serve_http
+
+
+def main() -> int:
+    """Serve framed on stdin/stdout, or HTTP with `--http` (or RYUSEN_CONFORM_TRANSPORT=http).
+
+    The choice lives here, above both transports: `http_serve` builds on `host`, so `host`
+    never imports `http_serve`."""
+    if "--http" in sys.argv[1:] or os.environ.get("RYUSEN_CONFORM_TRANSPORT") == "http":
+        return serve_http()
+    return serve_stdio()
 
 
 def run_with_deep_stack() -> int:

@@ -281,17 +281,9 @@ def serve(reader: BinaryIO, writer: BinaryIO) -> int:
     return Host(reader, writer).serve()
 
 
-def main() -> int:
-    """Run the host on the process's binary stdin/stdout; logs go to stderr only.
-
-    `--http` (or RYUSEN_CONFORM_TRANSPORT=http) serves HTTP instead (`http_serve`).
-    """
-    import os
-
-    if "--http" in sys.argv[1:] or os.environ.get("RYUSEN_CONFORM_TRANSPORT") == "http":
-        from .http_serve import main as serve_http
-
-        return serve_http()
+def serve_stdio() -> int:
+    """Run the host on the process's binary stdin/stdout; logs go to stderr only (`entry.main`
+    picks this or HTTP)."""
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="conform-py: %(message)s")
     frames_out = sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print() must never corrupt the framed stream

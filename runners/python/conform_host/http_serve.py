@@ -35,7 +35,7 @@ from ryusen_sdk import ProtocolError
 from ryusen_sdk.answers import protocol_error
 from ryusen_sdk.codec import encode_envelope
 
-from .host import Host
+from .host import Host, Shutdown
 
 log = logging.getLogger("ryusen.conform.http")
 
@@ -66,8 +66,6 @@ class HttpHost(Host):
         self.finish()
         request = self.endpoint.next_request()
         if request is None:
-            from .host import Shutdown
-
             raise Shutdown()
         self._serving, payload = request
         return payload
