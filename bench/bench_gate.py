@@ -1,7 +1,7 @@
 """Where the whole gate's time goes: `run --variants all` against both reference SDKs, split into
 the bench's own work and the wait for the hosts.
 
-`python bench/bench_gate.py [--repeat 3] [--sdk CMD ...] [--variants all] [--profile 25]`
+`python bench/bench_gate.py [--repeat 3] [--sdk CMD ...] [--variants all] [-k EXPR] [--profile 25]`
 
 Each round runs the real command line (`python -m fakepeer run --variants all --sdk ...`) in a
 child process that reports, as it exits, its own CPU time (user + sys of all its threads, from
@@ -74,9 +74,9 @@ class Round:
         return max(0.0, self.wall - self.bench - self.host)
 
 
-def run_once(sdks: list[str], variants: str, profile: str = "") -> Round:
+def run_once(sdks: list[str], variants: str, profile: str = "", select: str = "") -> Round:
     """One gate run through the command line, in a child process; its wall and CPU times."""
-    command = ["run", "--variants", variants]
+    command = ["run", "--variants", variants, *(["-k", select] if select else [])]
     for sdk in sdks:
         command += ["--sdk", sdk]
     with tempfile.TemporaryDirectory(prefix="bench-gate-") as folder:
@@ -100,13 +100,15 @@ def run_once(sdks: list[str], variants: str, profile: str = "") -> Round:
 
 
 def show(label: str, got: Round) -> None:
+    """One line: the wall time and its three parts, with the bench's shares."""
     share = got.bench / got.wall
     cpu_share = got.bench / (got.bench + got.host) if got.bench + got.host else 0.0
     print(
         f"{label}: {got.cases} cases, wall {got.wall:.2f} s = bench {got.bench:.2f} s "
         f"({share:.0%}) + host {got.host:.2f} s ({got.host / got.wall:.0%}) + other waiting "
         f"{got.waiting:.2f} s ({got.waiting / got.wall:.0%}); "
-        f"bench share of the CPU {cpu_share:.0%}"
+        f"bench share of the CPU {cpu_share:.0%}",
+        flush=True,
     )
 
 
@@ -123,19 +125,20 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--sdk", action="append", help="default: both reference SDKs")
     parser.add_argument("--variants", default="all")
+    parser.add_argument("-k", dest="select", default="", help="run -k EXPR (default: all)")
     parser.add_argument("--profile", type=int, default=0, metavar="N")
     args = parser.parse_args()
     sdks = args.sdk or SDKS
     load = os.getloadavg()
     print(f"load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-    rounds = [run_once(sdks, args.variants) for _ in range(args.repeat)]
+    rounds = [run_once(sdks, args.variants, select=args.select) for _ in range(args.repeat)]
     for index, got in enumerate(rounds, 1):
         show(f"round {index}", got)
     show("best", min(rounds, key=lambda got: got.wall))
     if args.profile:
         with tempfile.TemporaryDirectory(prefix="bench-gate-") as folder:
             path = str(Path(folder) / "gate.prof")
-            show("profiled (slower)", run_once(sdks, args.variants, path))
+            show("profiled (slower)", run_once(sdks, args.variants, path, args.select))
             show_profile(path, args.profile)
     load = os.getloadavg()
     print(f"load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")

@@ -95,23 +95,39 @@ def _spell(node: object, depth: int) -> str:
     return json.dumps(node)  # numbers, booleans and null keep their spelling
 
 
+def _spelled(char: str) -> str:
+    """One character of a respelled string: an ASCII letter or a non-ASCII character as a `\\u`
+    escape (a surrogate pair beyond the BMP), `/` as `\\/`, the rest as JSON writes it."""
+    code = ord(char)
+    if char.isascii() and char.isalpha():
+        return f"\\u{code:04x}"
+    if char == "/":
+        return "\\/"
+    if code < 0x80:
+        return json.dumps(char)[1:-1]
+    if code > 0xFFFF:
+        code -= 0x10000
+        return f"\\u{0xD800 + (code >> 10):04X}\\u{0xDC00 + (code & 0x3FF):04x}"
+    return f"\\u{code:04X}"
+
+
+class _Spellings(dict):
+    """Character -> `_spelled(character)`, each worked out once: the corpus's long strings
+    (megabyte values of the limits fixtures) are respelled by look-ups, not per-character
+    Python, which was most of the bench's CPU under `--variants all`."""
+
+    def __missing__(self, char: str) -> str:
+        spelled = _spelled(char)
+        if len(self) < 0x10000:  # bounded: a fuzzed text may hold any of a million characters
+            self[char] = spelled
+        return spelled
+
+
+_SPELLINGS = _Spellings()
+
+
 def _string(text: str) -> str:
-    out = ['"']
-    for char in text:
-        code = ord(char)
-        if char.isascii() and char.isalpha():
-            out.append(f"\\u{code:04x}")
-        elif char == "/":
-            out.append("\\/")
-        elif code < 0x80:
-            out.append(json.dumps(char)[1:-1])
-        elif code > 0xFFFF:
-            code -= 0x10000
-            out.append(f"\\u{0xD800 + (code >> 10):04X}\\u{0xDC00 + (code & 0x3FF):04x}")
-        else:
-            out.append(f"\\u{code:04X}")
-    out.append('"')
-    return "".join(out)
+    return '"' + "".join(map(_SPELLINGS.__getitem__, text)) + '"'
 
 
 EnvelopeRewrite = Callable[[dict], bytes]
