@@ -64,7 +64,7 @@ def test_run_reports_and_exit_status(corpus: Path, tmp_path: Path) -> None:
         str(failures),
     )
     assert result.returncode == 1, result.stdout + result.stderr
-    assert last_line(result.stdout) == "2 passed, 2 failed, 3 errors, 1 skipped"
+    assert last_line(result.stdout) == "3 passed, 1 failed, 3 errors, 1 skipped, 1 warning"
     assert "Traceback" not in result.stdout + result.stderr
     assert "FAIL t.wrong-value" in result.stdout and "WARNING t.advice" in result.stdout
     assert "table host: crashing on purpose" in result.stdout
@@ -77,11 +77,12 @@ def test_run_reports_and_exit_status(corpus: Path, tmp_path: Path) -> None:
         for line in failures.read_text().splitlines()
         if not line.startswith("#")
     ]
-    assert listed == ["t.advice", "t.crash", "t.garbage", "t.hang", "t.wrong-value"]
+    # a difference in recommended parts only is a warning, not a failure to list
+    assert listed == ["t.crash", "t.garbage", "t.hang", "t.wrong-value"]
 
     again = conform("run", *sdk_args(corpus), "--known-failures", str(failures))
     assert again.returncode == 0, again.stdout + again.stderr
-    assert last_line(again.stdout) == "2 passed, 0 failed, 1 skipped, 5 xfailed"
+    assert last_line(again.stdout) == "3 passed, 0 failed, 1 skipped, 4 xfailed, 1 warning"
 
 
 def test_recommended_only_failures_pass_unless_strict(corpus: Path) -> None:
@@ -89,7 +90,7 @@ def test_recommended_only_failures_pass_unless_strict(corpus: Path) -> None:
     assert conform("run", *args).returncode == 0
     strict = conform("run", *args, "--strict")
     assert strict.returncode == 1
-    assert last_line(strict.stdout) == "0 passed, 1 failed"
+    assert last_line(strict.stdout) == "1 passed, 0 failed, 1 warning"  # the warning fails it
 
 
 def test_selection_list_and_shards(corpus: Path) -> None:
