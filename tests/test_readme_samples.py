@@ -107,6 +107,9 @@ def test_readme_has_commands_to_run() -> None:
 @pytest.mark.parametrize("command", _commands())
 def test_every_readme_command_runs(command: str, tmp_path: Path) -> None:
     root = copy_checkout(tmp_path / "checkout")
+    modules = ROOT / "runners/node/node_modules"
+    if "npm " not in command and modules.is_dir():  # the Node SDK's dependencies, as set up
+        (root / "runners/node/node_modules").symlink_to(modules)  # never installed through
     venv = tmp_path / "venv"  # pip comes from this Python's packages; installs go to the venv
     made = subprocess.run(
         [sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)],
