@@ -43,22 +43,35 @@ def fleet_section(run: RunResult) -> list[dict]:
     return pairs
 
 
+def pair_headline(pair: dict) -> str:
+    """One line for a pair of the section (console, JUnit, HTML say it the same way)."""
+    scenarios = pair["scenarios"]
+    passing = sum(1 for outcomes in scenarios.values() if _holds(outcomes))
+    return (
+        f"fleet {pair['label'].removesuffix(FLEET_SUFFIX)}: publication "
+        f"{pair['publication'] or 'not run'}; {passing}/{len(scenarios)} scenarios pass "
+        "(or skip) as every fleet variant"
+    )
+
+
+def diverging(pair: dict) -> dict[str, str]:
+    """Each scenario some fleet variant did not pass, with its outcome per variant."""
+    return {
+        scenario: ", ".join(f"@{variant} {outcome}" for variant, outcome in outcomes.items())
+        for scenario, outcomes in pair["scenarios"].items()
+        if not _holds(outcomes)
+    }
+
+
+def _holds(outcomes: dict[str, str]) -> bool:
+    return set(outcomes.values()) <= {"pass", "skip"}
+
+
 def fleet_lines(run: RunResult) -> list[str]:
     """The console's fleet section: per pair, the counts and every scenario that did not pass
     in some fleet variant (with its outcome per variant)."""
     lines = []
     for pair in fleet_section(run):
-        scenarios = pair["scenarios"]
-        passing = sum(
-            1 for outcomes in scenarios.values() if set(outcomes.values()) <= {"pass", "skip"}
-        )
-        lines.append(
-            f"fleet {pair['label'].removesuffix(FLEET_SUFFIX)}: publication "
-            f"{pair['publication'] or 'not run'}; {passing}/{len(scenarios)} scenarios pass "
-            "(or skip) as every fleet variant"
-        )
-        for scenario, outcomes in scenarios.items():
-            if not set(outcomes.values()) <= {"pass", "skip"}:
-                shown = ", ".join(f"@{variant} {outcome}" for variant, outcome in outcomes.items())
-                lines.append(f"  {scenario}: {shown}")
+        lines.append(pair_headline(pair))
+        lines += [f"  {scenario}: {shown}" for scenario, shown in diverging(pair).items()]
     return lines

@@ -17,6 +17,7 @@ from fakepeer import __version__
 from fakepeer.protocol.version import PROTOCOL_VERSION
 from fakepeer.report.catalog import Catalog, catalog_from_document
 from fakepeer.report.document import RunInfo, order_of, order_text, run_from_document
+from fakepeer.report.fleet import pair_headline
 from fakepeer.report.htmlcase import case_details
 from fakepeer.report.htmltext import anchor, attr, category_anchor, text
 from fakepeer.report.registry import Reporter
@@ -52,7 +53,7 @@ def html_chunks(document: dict) -> Iterator[str]:
         "version": lambda: [attr(__version__)],  # used in an attribute and in text
         "title": lambda: [text(f"Ryusen conformance: {run.summary()}")],
         "header": lambda: [_header(run, info)],
-        "sdks": lambda: [_sdks(run, tally)],
+        "sdks": lambda: [_sdks(run, tally), _fleet(document.get("fleet") or [])],
         "summary": lambda: [_summary(tally)],
         "grid": lambda: _fixture_grid(run, info.catalog),
         "cases": lambda: _cases(run, info, document),
@@ -190,6 +191,27 @@ def _sdks(run: RunResult, tally: Tally) -> str:
         "<th>register frame problems</th><th>process starts</th><th>duration</th>"
         "<th>result</th></tr></thead><tbody>\n" + "\n".join(rows) + "\n</tbody></table>"
     )
+
+
+def _fleet(pairs: list[dict]) -> str:
+    """The fleet section: per pair of SDKs that served one run, each lifecycle scenario's
+    outcome as `@fleet` and `@rolling`, side by side (issue 37)."""
+    parts = []
+    for pair in pairs:
+        variants = sorted({v for outcomes in pair["scenarios"].values() for v in outcomes})
+        head = "".join(f"<th>@{text(variant)}</th>" for variant in variants)
+        rows = "\n".join(
+            f"<tr><td><code>{text(scenario)}</code></td>"
+            + "".join(f"<td>{text(outcomes.get(v, '-'))}</td>" for v in variants)
+            + "</tr>"
+            for scenario, outcomes in pair["scenarios"].items()
+        )
+        parts.append(
+            f'<h3 class="fleet">{text(pair_headline(pair))}</h3>\n<details><summary>'
+            f"{len(pair['scenarios'])} scenarios by fleet variant</summary>\n<table><thead><tr>"
+            f"<th>scenario</th>{head}</tr></thead><tbody>\n{rows}\n</tbody></table></details>"
+        )
+    return "\n".join(parts)
 
 
 def _summary(tally: Tally) -> str:

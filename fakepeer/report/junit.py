@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
+from fakepeer.report.fleet import diverging, pair_headline
 from fakepeer.report.registry import Reporter
 from fakepeer.report.tally import Tally, tally_from_json
 from fakepeer.session.outcomes import INVARIANT_NOTE
@@ -25,8 +26,9 @@ def to_junit(document: dict) -> ET.ElementTree:
     category_tally = tally_from_json(document["matrix"])
     for sdk in document["sdks"]:
         suite = ET.SubElement(root, "testsuite", name=sdk["label"])
+        pairs = [p for p in document.get("fleet") or () if p["label"] == sdk["label"]]
         _add_properties(
-            suite, sdk, category_tally, document.get("order") or {}, _versions(document)
+            suite, sdk, category_tally, document.get("order") or {}, _versions(document), pairs
         )
         tally = dict.fromkeys(_TALLY, 0.0)
         for case in sdk["cases"]:
@@ -92,6 +94,7 @@ def _add_properties(
     tally: Tally,
     order: dict,
     versions: list[tuple[str, str]],
+    fleet: list[dict],
 ) -> None:
     properties = ET.SubElement(suite, "properties")
     caps = sdk["capabilities"]
@@ -107,6 +110,9 @@ def _add_properties(
     facts += [(f"category.{c}", tally.cell(c, sdk["label"]).text) for c in tally.categories]
     facts.append(("total", tally.totals[sdk["label"]].text))
     facts.append(("warnings", str(sdk["summary"].get("warnings", 0))))
+    for pair in fleet:  # a fleet pair's suite: its section of the report, as properties
+        facts.append(("fleet", pair_headline(pair)))
+        facts += [(f"fleet.{scenario}", shown) for scenario, shown in diverging(pair).items()]
     for name, value in facts:
         ET.SubElement(properties, "property", name=name, value=_clip(value))
 
