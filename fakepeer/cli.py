@@ -468,7 +468,8 @@ def run(
             console.print(f"order: {order_text({'shuffle_seed': seed, 'isolate': isolate})}")
         with RunProgress(console, targets, len(selected)) as progress:
             result = run_suite(targets, selected, options, on_result=progress.advance)
-        _run_fleets(console, targets, selected, chosen_variants, options, result)
+        first_shard = parsed_shard is None or parsed_shard.index == 1  # publishes, once
+        _run_fleets(console, targets, selected, chosen_variants, options, result, first_shard)
     finally:
         if early is not None:
             early.close()  # what no session took: a usage error while loading, Ctrl-C
@@ -586,9 +587,11 @@ def _run_fleets(
     variants: tuple[str, ...],
     options: RunOptions,
     result: RunResult,
+    publish: bool,
 ) -> None:
     """With two or more SDKs, each pair serves the lifecycle scenarios as a fleet (`@fleet`,
-    `@rolling`) and publishes the application (`fleet.publication`): one SDK run per pair."""
+    `@rolling`) and publishes the application (`fleet.publication`, in the first shard only):
+    one SDK run per pair."""
     if len(targets) < 2 or result.interrupted or not set(variants) & set(FLEET_VARIANTS):
         return
     from fakepeer.server.fleet_suite import run_fleets
@@ -598,7 +601,14 @@ def _run_fleets(
         None if not options.max_time else (options.began or time.monotonic()) + options.max_time
     )
     result.sdks.extend(
-        run_fleets(targets, selected, variants, timeout=options.timeout, overall=overall)
+        run_fleets(
+            targets,
+            selected,
+            variants,
+            timeout=options.timeout,
+            overall=overall,
+            publish=publish,
+        )
     )
 
 

@@ -82,8 +82,10 @@ def run_fleets(
     overall: float | None,
     validator: Callable | None = None,
     on_result: Callable[[SdkTarget, CaseResult], None] | None = None,
+    publish: bool = True,
 ) -> list[SdkRun]:
-    """One SdkRun per pair of targets: the publication case, then every fleet case."""
+    """One SdkRun per pair of targets: the publication case (unless `publish` is false: a shard
+    other than the first, so that merged shards hold it once), then every fleet case."""
     cases = fleet_cases(fixtures, variants)
     runs = []
     for pair in itertools.combinations(targets, 2):
@@ -93,7 +95,7 @@ def run_fleets(
         started = time.monotonic()
         sessions = [(t.label, SdkSession(t.factory, validator)) for t in pair]
         try:
-            for fixture in [None, *cases]:
+            for fixture in [None, *cases] if publish else cases:
                 if overall is not None and time.monotonic() >= overall:
                     result = _stopped(fixture)
                 elif fixture is None:

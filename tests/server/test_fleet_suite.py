@@ -68,3 +68,23 @@ def test_a_known_failures_list_may_name_a_pair_and_its_cases(tmp_path: Path) -> 
     assert status == 0
     outcomes = {c["id"]: c["outcome"] for c in report["sdks"][2]["cases"]}
     assert outcomes == {"fleet.publication": "pass", case: "xfail"}
+
+
+def test_shards_of_a_fleet_run_merge_with_one_publication(tmp_path: Path) -> None:
+    """Only the first shard publishes, so its shards merge (each used to play
+    `fleet.publication`, and `merge` refused the second copy)."""
+    reports = []
+    for index in (1, 2):
+        out = tmp_path / f"shard{index}.json"
+        args = ["--sdk", PYTHON, "--sdk", NODE, "--variants", "fleet,rolling", "-k", "saga"]
+        status = main(["run", *args, "--shard", f"{index}/2", "--report-json", str(out)])
+        assert status == 0
+        reports.append(str(out))
+        (pair,) = [s for s in json.loads(out.read_text())["sdks"] if s["label"].endswith("(fleet)")]
+        published = [c for c in pair["cases"] if c["id"] == "fleet.publication"]
+        assert len(published) == (1 if index == 1 else 0)
+    merged = tmp_path / "merged.json"
+    assert main(["merge", *reports, "--report-json", str(merged)]) == 0
+    document = json.loads(merged.read_text(encoding="utf-8"))
+    (pair,) = document["fleet"]
+    assert pair["publication"] == "pass" and len(pair["scenarios"]) == 5
