@@ -146,9 +146,25 @@ def test_two_shards_merge_into_the_whole_run(tmp_path: Path) -> None:
     assert len(_testcases(tmp_path / "junit.xml")) == sum(parts)
 
 
-def _workflows() -> list[dict]:
+def _yaml_blocks() -> list[dict]:
     text = (ROOT / "docs" / "ci.md").read_text(encoding="utf-8")
     return [yaml.safe_load(block) for block in re.findall(r"```yaml\n(.*?)```", text, re.S)]
+
+
+def _workflows() -> list[dict]:
+    """The whole workflows of docs/ci.md (a GitHub `jobs` or a GitLab `stages` document); a job
+    to add to one (the fleet job) is checked on its own."""
+    return [block for block in _yaml_blocks() if "jobs" in block or "stages" in block]
+
+
+def test_the_fleet_job_runs_your_sdk_with_a_reference_sdk_as_a_fleet() -> None:
+    (fragment,) = [
+        block for block in _yaml_blocks() if "jobs" not in block and "stages" not in block
+    ]
+    (job,) = fragment.values()
+    runs = " ".join(step.get("run", "") for step in job["steps"])
+    assert runs.count("--sdk ") == 2 and "ryusen-conform/runners/" in runs
+    assert "--variants fleet,rolling" in runs
 
 
 @pytest.mark.parametrize("index", range(3))
