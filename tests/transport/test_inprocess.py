@@ -13,6 +13,7 @@ from typing import BinaryIO
 import pytest
 
 from fakepeer.cases import load_fixtures
+from fakepeer.server.lifecycle import play_lifecycle
 from fakepeer.session import command_target
 from fakepeer.suite import RunOptions, run_suite
 from fakepeer.transport import CommandError, InProcessTransport, TransportClosed, TransportTimeout
@@ -28,7 +29,8 @@ def test_the_whole_corpus_passes_in_process_against_the_python_reference_host() 
     exchanges = [f for f in corpus if f.category != "lifecycle"]
     lifecycle = [f for f in corpus if f.category == "lifecycle"]
     for fixtures, one_host in ((exchanges, True), (lifecycle, False)):
-        result = run_suite([command_target(REFERENCE)], fixtures, RunOptions(timeout=10))
+        options = RunOptions(timeout=10, lifecycle_player=play_lifecycle)
+        result = run_suite([command_target(REFERENCE)], fixtures, options)
         (sdk,) = result.sdks
         assert len(sdk.results) == len(fixtures)
         failing = {r.id: r.reason for r in sdk.results if r.raw_outcome.value != "pass"}
