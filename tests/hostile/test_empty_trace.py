@@ -13,6 +13,7 @@ import sys
 
 from fakepeer.cases import load_fixtures
 from fakepeer.cases.model import ExpectStep, Fixture, SendStep
+from fakepeer.server.lifecycle import play_lifecycle
 from fakepeer.session import SdkTarget
 from fakepeer.session.effects import EXECUTED_ANSWERS
 from fakepeer.suite import RunOptions, run_suite
@@ -55,7 +56,8 @@ def test_lifecycle_scenarios_that_execute_a_target_fail_too() -> None:
     fixtures = [f for f in load_fixtures() if f.id.startswith("lifecycle.saga-completes")]
     argv = [sys.executable, str(HOSTS / "empty_trace.py")]
     target = SdkTarget("empty-trace", argv, lambda: SubprocessTransport(argv))
-    run = run_suite([target], fixtures, RunOptions(timeout=5.0, jobs=1)).sdks[0]
+    options = RunOptions(timeout=5.0, jobs=1, lifecycle_player=play_lifecycle)
+    run = run_suite([target], fixtures, options).sdks[0]
     [case] = run.results
     assert case.raw_outcome.value == "fail" and case.invariant_broken
     assert any("targeted-answer-ran-the-callback" in f.message for f in case.findings)
