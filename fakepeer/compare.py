@@ -584,7 +584,7 @@ _NOT_JSON = object()
 def _at(document: object, pointer: str) -> object:
     try:
         return resolve(document, pointer)
-    except (KeyError, IndexError, TypeError, ValueError):
+    except KeyError:  # the only way `resolve` says a member is not there
         return MISSING
 
 

@@ -122,7 +122,8 @@ def _play(
             )
         session.clear_stderr()
         session.reset(deadline, wire)
-        if lifecycle_player is not None and fixture.lifecycle is not None:  # the model server's
+        if fixture.lifecycle is not None:  # the model server's (run_case checked it was given)
+            assert lifecycle_player is not None
             # a restart gets a start's allowance, as between cases, but never past --max-time
             findings.extend(lifecycle_player(session, fixture, deadline, wire, overall_deadline))
         steps = fixture.steps
