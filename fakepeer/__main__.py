@@ -28,6 +28,17 @@ def _on_early_signal(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
 
+def _caused_by_interrupt(error: BaseException) -> bool:
+    """Whether a signal's KeyboardInterrupt is behind `error`: Python wraps one raised inside
+    some hooks (a dataclass field's `__set_name__` wraps it in a RuntimeError)."""
+    seen: BaseException | None = error
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 def entry() -> None:
     """The console script: route the signals, import the command line, run it."""
     try:
@@ -37,7 +48,9 @@ def entry() -> None:
 
         interrupts.install(earlier=_early)
         from fakepeer.cli import main
-    except KeyboardInterrupt:
+    except BaseException as error:
+        if not _caused_by_interrupt(error):
+            raise
         name = _NAMES.get(_early[0], "SIGINT") if _early else "SIGINT"
         sys.stderr.write(f"ryusen-conform: interrupted by {name} while starting; nothing was run\n")
         sys.stderr.flush()

@@ -942,7 +942,9 @@ def main(argv: list[str] | None = None) -> int:
         count = len(exc.problems)
         _say(f"{count} fixture problem(s); nothing was run:\n" + "\n".join(map(str, exc.problems)))
         status = EXIT_USAGE
-    except KeyboardInterrupt:
+    except BaseException as exc:  # a KeyboardInterrupt, or an error Python wrapped one in
+        if not (isinstance(exc, KeyboardInterrupt) or interrupts.caused_by_signal(exc)):
+            raise
         close_all()
         _say_interrupted("every SDK process was stopped")
         status = EXIT_INTERRUPTED

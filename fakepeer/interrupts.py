@@ -72,6 +72,18 @@ def pending() -> None:
         raise KeyboardInterrupt
 
 
+def caused_by_signal(error: BaseException) -> bool:
+    """Whether a received signal's KeyboardInterrupt is behind `error`: Python wraps one raised
+    inside some hooks (a RuntimeError from a dataclass field's `__set_name__` during an import),
+    and that is the same interruption, never a traceback."""
+    seen: BaseException | None = error
+    while _received and seen is not None:
+        if isinstance(seen, KeyboardInterrupt):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 def announce() -> bool:
     """True the first time it is asked after a signal: the interruption is said once only."""
     if not _received or _announced:

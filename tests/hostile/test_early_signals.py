@@ -87,3 +87,56 @@ def test_an_interrupt_python_swallowed_still_stops_the_command() -> None:
     assert done.returncode == 130, done.stdout + done.stderr
     assert "ryusen-conform: interrupted by SIGINT" in done.stderr
     assert " passed," not in done.stdout, "no case may run after the interrupt"
+
+
+WRAPPED = """
+import builtins, os, time
+import fakepeer.__main__ as launcher
+class Field:
+    def __set_name__(self, owner, name):  # as a dataclass field does while a module imports
+        os.kill(os.getpid(), 2)
+        time.sleep(0.2)
+real_import = builtins.__import__
+def importing(name, *args, **kwargs):
+    if name == "fakepeer.cli":
+        class Interrupted:
+            field = Field()
+    return real_import(name, *args, **kwargs)
+builtins.__import__ = importing
+launcher.entry()
+"""
+
+
+def test_an_interrupt_python_wrapped_while_starting_is_one_line() -> None:
+    """CI's clean-clone run caught a Ctrl-C landing in a dataclass field's `__set_name__`:
+    Python wraps the KeyboardInterrupt in a RuntimeError, and that was printed as a traceback."""
+    done = subprocess.run(
+        [sys.executable, "-c", WRAPPED, "run", "-k", "values"],
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 130, done.stderr
+    assert "interrupted by SIGINT while starting" in done.stderr
+
+
+def test_an_error_wrapping_a_signal_is_the_interruption_and_any_other_is_not() -> None:
+    """The command line's own handler reads the same chain (a lazy import inside a command)."""
+    from fakepeer import interrupts
+
+    try:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as inner:
+            raise RuntimeError("Error calling __set_name__") from inner
+    except RuntimeError as wrapped:
+        error = wrapped
+    saved = list(interrupts._received)
+    try:
+        interrupts._received[:] = []
+        assert not interrupts.caused_by_signal(error)  # no signal: a program's own error
+        interrupts._received[:] = [signal.SIGINT]
+        assert interrupts.caused_by_signal(error)
+        assert not interrupts.caused_by_signal(RuntimeError("unrelated"))
+    finally:
+        interrupts._received[:] = saved
