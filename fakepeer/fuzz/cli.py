@@ -197,5 +197,5 @@ def report(result: CampaignResult) -> None:
 
 
 def register_commands(app: typer.Typer) -> None:
-    """Add the `fuzz` command to the main CLI (fakepeer/cli.py mounts it)."""
+    """Add the `fuzz` command to the main CLI (fakepeer/cli/commands.py mounts it)."""
     app.command("fuzz")(fuzz)

@@ -16,7 +16,7 @@ from typing import TypeVar
 T = TypeVar("T")
 #: Seeds are whole numbers from 0 to this bound (a printed seed stays short).
 MAX_SEED = 2**32 - 1
-#: What `--shuffle` without a seed stands for (cli.py rewrites the bare option to it).
+#: What `--shuffle` without a seed stands for (cli/entry.py rewrites the bare option to it).
 RANDOM = "random"
 
 

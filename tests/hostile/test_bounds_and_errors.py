@@ -160,17 +160,17 @@ def test_simulate_bounds_are_checked(option: str, value: str) -> None:
 def test_max_time_covers_fixture_loading(
     fixtures: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import fakepeer.cli as cli_module
+    from fakepeer.cli import main, selection  # selection: where `run` loads the fixtures
 
-    real = cli_module.load_fixtures
+    real = selection.load_fixtures
 
     def slow(*args: object, **kwargs: object) -> object:
         time.sleep(2.5)  # loading alone takes longer than --max-time
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(cli_module, "load_fixtures", slow)
-    status = cli_module.main(["run", "--fixtures", str(fixtures), "--no-default-fixtures",
-                              "--sdk", PYTHON, "--max-time", "2"])  # fmt: skip
+    monkeypatch.setattr(selection, "load_fixtures", slow)
+    status = main(["run", "--fixtures", str(fixtures), "--no-default-fixtures",
+                   "--sdk", PYTHON, "--max-time", "2"])  # fmt: skip
     out = capsys.readouterr().out
     assert status != 0, out
     assert "not run" in out, out
