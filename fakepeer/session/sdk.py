@@ -405,6 +405,8 @@ class SdkSession:
         ident = self._next_id("conform.reset")
         self.send(_RESET_TEMPLATE % ident.encode("ascii"), deadline, wire, ident)
         self._pending_reset = ident
+        if self.transport is not None and self.transport.writes_ahead:
+            self.flush(deadline)  # the endpoint resets while the case's script is built
 
     # ----------------------------------------------------------------- handshake
 

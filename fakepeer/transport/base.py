@@ -25,6 +25,10 @@ class Transport:
     #: for a late frame at that end, since an exited host writes nothing more. False (an HTTP
     #: endpoint, which writes only in answer to a request) keeps the plain timed listen.
     output_ends_with_host = False
+    #: True when a frame is best sent as soon as it is queued (HTTP: one request at a time, so
+    #: a reset written before the case's script is built costs no round trip of its own);
+    #: False batches queued frames into one write before the next read (a framed stream).
+    writes_ahead = False
 
     def __init__(self, stderr_capacity: int = 64 * 1024) -> None:
         #: The host's diagnostic output (a process's stderr), its last bytes only. Transports

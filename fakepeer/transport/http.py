@@ -1,9 +1,12 @@
 """Request-response HTTP to an SDK endpoint (docs/protocol.md "HTTP", D-HTTP-*).
 
 One envelope per POST body, its answer envelope in the response body (200), no answer as 204.
-Frames the session queues are POSTed in order, lazily, when it asks for an answer, over one
-keep-alive connection (`httpwire`), each request and its whole response bounded by the
-caller's deadline. Anything
+Frames the session queues are POSTed in order over one keep-alive connection (`httpwire`), one
+request at a time (never pipelined: RFC 9112 9.3.2 asks a client not to pipeline after a POST),
+each request and its whole response bounded by the caller's deadline. A plain request is
+written as soon as the connection is free (when it is queued, or when the response before it
+has been read), so the endpoint works on it while the bench checks the answer before it; a
+request with a fault is written when its answer is asked for, as it always was. Anything
 but a 200 with a JSON envelope or an empty 204 is not a protocol answer and ends the session,
 as a framing fault does on a framed stream. Loopback only: the bench never sends a request
 anywhere but 127.0.0.1.
@@ -84,6 +87,8 @@ def parse_url(url: str) -> tuple[str, int, str]:
 class HttpTransport(Transport):
     """Frames as POST requests to one endpoint; answers queued from the response bodies."""
 
+    writes_ahead = True
+
     def __init__(
         self,
         url: str | None,
@@ -104,6 +109,10 @@ class HttpTransport(Transport):
             # a started host's connection ends when it exits (after `conform.shutdown`)
             self.output_ends_with_host = True
         self._link: Link | None = None
+        #: A request written whose response is still to be read (at most one: no pipelining).
+        self._in_flight = False
+        #: An error writing a request ahead, raised when its answer is asked for.
+        self._failed: TransportError | None = None
         self._outbox: deque[bytes] = deque()
         self._answers: deque[bytes] = deque()
         self._signed = SignedRequests()
@@ -112,23 +121,25 @@ class HttpTransport(Transport):
     # ----------------------------------------------------------------- the contract
 
     def send(self, payload: bytes, deadline: float | None = None) -> None:
-        """Queue one frame: it is POSTed when an answer is asked for."""
-        self._check_open()
-        self._outbox.append(payload)
+        """Queue one frame; a plain one is written at once when the connection is free."""
+        self.send_many((payload,), deadline)
 
     def send_many(self, payloads: Sequence[bytes], deadline: float | None = None) -> None:
         self._check_open()
         self._outbox.extend(payloads)
+        self._write_ahead(deadline)
 
     def receive(self, deadline: float | None = None) -> bytes:
         """POST queued frames in order until one is answered with an envelope."""
         self._check_open()
         while not self._answers:
-            if not self._outbox:
+            if not self._outbox and not self._in_flight and self._failed is None:
                 if self._link is not None and self._link.unasked() == "data":
                     return self._read_unasked(self._link, deadline)
                 raise NoAnswer("every request sent was answered 204 (no envelope)")
             self._post_next(deadline)
+        if self._link is None or self._link.responses > 1:
+            self._write_ahead(deadline)
         return self._answers.popleft()
 
     def listen(self, deadline: float | None = None) -> bytes:
@@ -136,7 +147,7 @@ class HttpTransport(Transport):
         unasked (a second answer), or for it to close the connection (a started host that
         exits on `conform.shutdown` closes it: the wait ends then)."""
         self._check_open()
-        while not self._answers and self._outbox:
+        while not self._answers and self._busy():
             self._post_next(deadline)
         if self._answers:
             return self._answers.popleft()
@@ -156,22 +167,58 @@ class HttpTransport(Transport):
         raise AssertionError("_unasked always raises")  # pragma: no cover
 
     def _post_next(self, deadline: float | None) -> None:
-        """POST the next queued frame and queue its answer (or an unasked response's)."""
+        """Read the response to the request written ahead, or POST the next queued frame and
+        read its response; queue its answer (or an unasked response's)."""
+        if self._failed is not None:
+            failed, self._failed = self._failed, None
+            raise failed
         try:
-            answer = self._exchange(self._outbox[0], deadline)
+            if self._in_flight:
+                answer = self._finish(deadline)
+            else:
+                try:
+                    answer = self._exchange(self._outbox[0], deadline)
+                except _Unasked:
+                    raise
+                except BaseException:
+                    self._outbox.popleft()  # a request written is never sent again
+                    raise
+                self._outbox.popleft()
         except _Unasked as unasked:  # read before the request was written: it stays queued
             self._answers.append(unasked.answer)
             return
-        except BaseException:
-            self._outbox.popleft()  # a request written is never sent again
-            raise
-        self._outbox.popleft()
         if answer is not None:
             self._answers.append(answer)
 
+    def _write_ahead(self, deadline: float | None) -> None:
+        """Write the next queued request now when the connection is free and it is plain (a
+        fault is committed when its answer is asked for); an error is raised with that answer.
+        Never before a started host has named its URL, nor without a deadline: writing ahead
+        must not wait where the request itself would not have. Right after a response, only on
+        a connection that has outlived one already: an endpoint that closes after each response
+        without saying so must not be sent a request its closing connection would lose."""
+        if self._in_flight or self._failed is not None or not self._outbox:
+            return
+        if deadline is None or self.url is None:
+            return
+        if getattr(self._outbox[0], "fault", None) is not None:
+            return
+        try:
+            self._begin(self._outbox[0], deadline)
+        except _Unasked as unasked:  # the endpoint wrote first: read as the next frame
+            self._answers.append(unasked.answer)
+            return
+        except TransportError as exc:
+            self._failed = exc
+        self._outbox.popleft()
+
+    def _busy(self) -> bool:
+        """A request queued or written ahead, or an error to report for one."""
+        return bool(self._outbox) or self._in_flight or self._failed is not None
+
     def ready(self) -> bool:
         """Something to read or POST, or bytes the endpoint wrote unasked (checked at once)."""
-        if self._closed or self._answers or self._outbox:
+        if self._closed or self._answers or self._busy():
             return True
         return self._link is not None and self._link.unasked() == "data"
 
@@ -188,7 +235,7 @@ class HttpTransport(Transport):
         until = time.monotonic() + wait
         if self.process is not None and wait > 0:
             try:
-                while self._outbox:
+                while self._busy():
                     self._post_next(until)
             except TransportError:
                 pass
@@ -222,9 +269,28 @@ class HttpTransport(Transport):
             return self._hand_written(body, headers, fault.framing, deadline)
         if fault is not None and (fault.has("replay") or fault.has("new_connection")):
             self._drop_connection()
+        self._write(body, headers, deadline)
+        return self._finish(deadline)
+
+    def _begin(self, payload: bytes, deadline: float | None) -> None:
+        """Write one plain request; `_finish` reads its response."""
+        self._write(*request_parts(bytes(payload), None, self.secret, self._signed), deadline)
+
+    def _write(self, body: bytes, headers: dict[str, str], deadline: float | None) -> None:
         link = self._connect(deadline)
         try:
             link.write(self._request(headers, body), deadline)
+        except TransportError:
+            self._drop_connection()
+            raise
+        self._in_flight = True
+
+    def _finish(self, deadline: float | None) -> bytes | None:
+        """Read the response to the request written; its answer envelope, or None for a 204."""
+        link = self._link
+        assert link is not None and self._in_flight
+        self._in_flight = False
+        try:
             response = link.response(deadline)
         except TransportError:
             self._drop_connection()
@@ -317,6 +383,7 @@ class HttpTransport(Transport):
         self._capabilities |= frozenset(w for w in words if w == httpauth.CAPABILITY)
 
     def _drop_connection(self) -> None:
+        self._in_flight = False  # a response still to come is lost with its connection
         link, self._link = self._link, None
         if link is not None:
             link.close()

@@ -71,6 +71,9 @@ class Link:
         self._chunk = bytearray(READ_SIZE)
         self._chunk_view = memoryview(self._chunk)
         self.closed = False
+        #: Final responses read on this connection: from the second on, the endpoint has shown
+        #: it keeps a connection open after a response (`HttpTransport` writes ahead then).
+        self.responses = 0
 
     def close(self) -> None:
         if not self.closed:
@@ -127,6 +130,7 @@ class Link:
         for _ in range(MAX_INTERIM + 1):
             response = self._one(deadline)
             if not 100 <= response.status < 200 or response.status == 101:
+                self.responses += 1
                 return response
         raise FrameError(f"sent more than {MAX_INTERIM} interim (1xx) responses to one request")
 
