@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from fakepeer.compare import describe
 from fakepeer.protocol.manifest import ManifestStore
 from fakepeer.protocol.messages import CONFORM_SCOPE
+from fakepeer.server.discovery import _declared_step
 from fakepeer.server.host import HostFault, HostLink
-from fakepeer.server.loop import ModelServer, _declared_step
+from fakepeer.server.loop import ModelServer
 from fakepeer.server.releases import Connection
 from fakepeer.server.routing import FleetRegistry
 from fakepeer.server.script import ScriptItem

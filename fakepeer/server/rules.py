@@ -40,31 +40,31 @@ RULES: tuple[ServerRule, ...] = (
     ServerRule(
         6,
         "Execution targets declare whether work is repeatable orchestration or an effectful callback.",
-        "loop.py _discover / _attempt_unknown",
+        "discovery._discover / attempts._attempt_unknown",
         ("tests/server/test_loop.py::test_discovery_is_repeated_but_a_forward_attempt_is_not",),
     ),
     ServerRule(
         8,
         "The protocol classification controls lease recovery and is not inferred from transport behavior.",
-        "loop.py _discover / _attempt_unknown",
+        "discovery._discover / attempts._attempt_unknown",
         ("tests/server/test_loop.py::test_discovery_is_repeated_but_a_forward_attempt_is_not",),
     ),
     ServerRule(
         14,
         "An application remains the deployment and execution boundary.",
-        "loop.py _start_child",
+        "children._start_child",
         ("tests/server/test_loop.py::test_child_of_another_application_is_not_started",),
     ),
     ServerRule(
         15,
         "An application manifest is the complete desired set of logical function identifiers and trigger declarations for one application inside one workspace.",
-        "ManifestStore via loop._publish",
+        "ManifestStore via publication._publish",
         ("tests/server/test_control_plane.py::test_a_manifest_is_one_applications_complete_set",),
     ),
     ServerRule(
         17,
         "Activation also creates an immutable workspace routing generation that maps every application in the workspace to its active application-manifest generation.",
-        "ManifestStore via loop._publish",
+        "ManifestStore via publication._publish",
         (
             "tests/server/test_control_plane.py::test_publication_activates_both_heads_with_the_complete_declarations",
         ),
@@ -72,7 +72,7 @@ RULES: tuple[ServerRule, ...] = (
     ServerRule(
         18,
         "The server fences and atomically activates both heads.",
-        "ManifestStore via loop._publish",
+        "ManifestStore via publication._publish",
         (
             "tests/server/test_control_plane.py::test_identical_content_is_idempotent_and_a_stale_parent_changes_nothing",
         ),
@@ -80,7 +80,7 @@ RULES: tuple[ServerRule, ...] = (
     ServerRule(
         19,
         "The publication protocol is a durable control-plane operation separate from worker registration.",
-        "host.py restart / loop._register_worker",
+        "host.py restart / publication._register_worker",
         (
             "tests/server/test_control_plane.py::test_worker_restart_adds_or_removes_no_trigger_and_moves_no_head",
         ),
@@ -88,7 +88,7 @@ RULES: tuple[ServerRule, ...] = (
     ServerRule(
         20,
         "Reconnecting, draining, or disconnecting a worker never adds or removes triggers.",
-        "host.py restart / loop._register_worker",
+        "host.py restart / publication._register_worker",
         (
             "tests/server/test_control_plane.py::test_worker_restart_adds_or_removes_no_trigger_and_moves_no_head",
         ),
@@ -135,7 +135,7 @@ RULES: tuple[ServerRule, ...] = (
     ServerRule(
         31,
         "Activating a complete application generation gives omission explicit meaning: a function or trigger absent from the new desired state is removed for events that acknowledge the new workspace routing generation.",
-        "loop.triggers_at / _route",
+        "publication.triggers_at / waits._route",
         (
             "tests/server/test_control_plane.py::test_routing_is_frozen_per_event_and_omission_removes_triggers",
         ),
@@ -143,7 +143,7 @@ RULES: tuple[ServerRule, ...] = (
     ServerRule(
         32,
         "Old application and workspace routing generations remain available for audit and for fan-out work that already references them.",
-        "loop.triggers_at",
+        "publication.triggers_at",
         (
             "tests/server/test_control_plane.py::test_routing_is_frozen_per_event_and_omission_removes_triggers",
         ),
@@ -151,7 +151,7 @@ RULES: tuple[ServerRule, ...] = (
     ServerRule(
         35,
         "The payload carries the complete desired function declarations, trigger bindings, and the application’s opaque manifest contents.",
-        "loop._publish",
+        "publication._publish",
         (
             "tests/server/test_control_plane.py::test_publication_activates_both_heads_with_the_complete_declarations",
         ),
@@ -173,7 +173,7 @@ RULES: tuple[ServerRule, ...] = (
     ServerRule(
         43,
         "It is a frozen routing/configuration snapshot selected when an event is acknowledged, not a worker build or release pin.",
-        "events.AcceptedEvent.routing_generation, loop._route",
+        "events.AcceptedEvent.routing_generation, waits._route",
         (
             "tests/server/test_control_plane.py::test_routing_is_frozen_per_event_and_omission_removes_triggers",
         ),
@@ -181,7 +181,7 @@ RULES: tuple[ServerRule, ...] = (
     ServerRule(
         44,
         "Runs created from it continue to execute on current compatible worker code under the optimistic live-code rules.",
-        "loop._route / _new_run",
+        "waits._route / loop._new_run",
         (
             "tests/server/test_loop.py::test_runs_created_from_an_old_generation_run_on_current_code",
         ),
@@ -258,7 +258,7 @@ RULES: tuple[ServerRule, ...] = (
     ServerRule(
         60,
         "Lack of a compatible authorized live worker leaves addressed work durable and queued.",
-        "loop._worker_for / _register_worker, _attempt_unknown",
+        "publication._worker_for / _register_worker, attempts._attempt_unknown",
         (
             "tests/server/test_loop.py::test_work_without_a_compatible_worker_stays_queued_until_one_registers",
             "tests/server/test_releases.py::test_connections_are_ephemeral_and_affect_dispatch_only",
@@ -284,19 +284,19 @@ RULES: tuple[ServerRule, ...] = (
     ServerRule(
         79,
         "The server persists the declaration and creates durable execution work atomically.",
-        "loop._declared",
+        "discovery._declared",
         ("tests/server/test_loop.py::test_declaration_is_persisted_with_its_work",),
     ),
     ServerRule(
         109,
         "The server accepts the event through the same transactional event acceptance every submitted event uses — one event record, one idempotency claim, one workspace list entry, and one fan-out obligation — and settles the step with the acceptance receipt in the same transaction, so a lost acknowledgement, a rediscovery, a replay, or a restart can never accept a second event.",
-        "events.EventLog.accept, loop._emit",
+        "events.EventLog.accept, waits._emit",
         ("tests/server/test_loop.py::test_an_emission_is_accepted_once_per_identity",),
     ),
     ServerRule(
         119,
         "Transport failure and application failure remain distinct from this response.",
-        "loop._attempt_unknown",
+        "attempts._attempt_unknown",
         (
             "tests/server/test_loop.py::test_lost_attempt_is_a_transport_failure_not_target_not_found",
         ),
@@ -304,7 +304,7 @@ RULES: tuple[ServerRule, ...] = (
     ServerRule(
         122,
         "It is authoritative only when it is a well-formed response from the authenticated worker endpoint.",
-        "loop._rejection_ok",
+        "attempts._rejection_ok",
         (
             "tests/server/test_loop.py::test_rejection_is_authoritative_only_when_it_names_the_request",
         ),
@@ -312,7 +312,7 @@ RULES: tuple[ServerRule, ...] = (
     ServerRule(
         123,
         "The server may then apply the reason’s retry or obsolescence policy without treating the callback outcome as ambiguous.",
-        "loop._rejected",
+        "attempts._rejected",
         (
             "tests/server/test_loop.py::test_rejection_is_authoritative_only_when_it_names_the_request",
         ),
@@ -332,7 +332,7 @@ RULES: tuple[ServerRule, ...] = (
     ServerRule(
         66,
         "Worker lifecycle changes registration only; it never moves a manifest or routing head.",
-        "host.py restart / loop._register_worker",
+        "host.py restart / publication._register_worker",
         (
             "tests/server/test_control_plane.py::test_worker_restart_adds_or_removes_no_trigger_and_moves_no_head",
         ),
@@ -340,7 +340,7 @@ RULES: tuple[ServerRule, ...] = (
     ServerRule(
         7,
         "Discovery may be invoked again after an ambiguous transport failure even though ambient state or current code can change its declarations; user code must place tracked external effects inside forward or compensation callbacks.",
-        "loop._rediscover, loop._repeated",
+        "faults._rediscover, discovery._repeated",
         (
             "tests/server/test_budget.py::test_a_repeated_timer_declaration_keeps_the_recorded_anchor",
             "tests/server/test_server_kill_matrix.py::test_every_server_mutant_is_killed_by_two_scenarios",
@@ -349,7 +349,7 @@ RULES: tuple[ServerRule, ...] = (
     ServerRule(
         47,
         "Manifest activation rejects, rather than clamps, a duration above a configured policy maximum.",
-        "ManifestStore(policy maximum) via loop._publish, loop._rejected_publication",
+        "ManifestStore(policy maximum) via publication._publish, publication._rejected_publication",
         (
             "tests/server/test_budget.py::test_policy_maximum_rejects_activation_and_no_run_starts",
             "tests/server/test_server_kill_matrix.py::test_every_server_mutant_is_killed_by_two_scenarios",
@@ -358,7 +358,7 @@ RULES: tuple[ServerRule, ...] = (
     ServerRule(
         84,
         "The declaration is a step, so it is declared once: a repeated declaration keeps the recorded anchor.",
-        "loop._repeated, loop._arm_timer (run.timers)",
+        "discovery._repeated, timing._arm_timer (run.timers)",
         (
             "tests/server/test_budget.py::test_a_repeated_timer_declaration_keeps_the_recorded_anchor",
             "tests/server/test_server_kill_matrix.py::test_every_server_mutant_is_killed_by_two_scenarios",
@@ -367,7 +367,7 @@ RULES: tuple[ServerRule, ...] = (
     ServerRule(
         85,
         "The server owns the clock, the scheduling, restart, and cancellation, and the accepted wake is an ordinary accepted step result, so a later invocation replays the wait instead of arming it again.",
-        "loop._server_restart, loop._schedule_wake",
+        "faults._server_restart, timing._schedule_wake",
         (
             "tests/server/test_budget.py::test_a_server_restart_keeps_durable_instants_and_rediscovers",
             "tests/server/test_server_kill_matrix.py::test_every_server_mutant_is_killed_by_two_scenarios",
@@ -376,7 +376,7 @@ RULES: tuple[ServerRule, ...] = (
     ServerRule(
         93,
         "The server anchors the timeout to the instant it accepted the declaration and records the instant the wait may time out at, so a repeated declaration keeps the registration and the anchor.",
-        "loop._repeated, loop._register_wait",
+        "discovery._repeated, waits._register_wait",
         (
             "tests/server/test_budget.py::test_a_server_restart_keeps_durable_instants_and_rediscovers",
             "tests/server/test_server_kill_matrix.py::test_every_server_mutant_is_killed_by_two_scenarios",
@@ -385,7 +385,7 @@ RULES: tuple[ServerRule, ...] = (
     ServerRule(
         94,
         "The server owns matching, the timeout, restart, and cancellation; the accepted match is the matched event’s payload as an ordinary accepted step result, and an elapsed timeout is an accepted step failure with the sdk.timeout category, so a later invocation replays either instead of registering again.",
-        "loop._server_restart, loop._schedule_wait_timeout",
+        "faults._server_restart, waits._schedule_wait_timeout",
         (
             "tests/server/test_budget.py::test_a_server_restart_keeps_durable_instants_and_rediscovers",
             "tests/server/test_server_kill_matrix.py::test_every_server_mutant_is_killed_by_two_scenarios",
@@ -394,7 +394,7 @@ RULES: tuple[ServerRule, ...] = (
     ServerRule(
         95,
         "A matched payload the durable record cannot carry is an accepted step failure with the sdk.invalid_result category instead, so one unrecordable match never strands the wait or blocks the event’s own fan-out; a registration whose own timeout outcome the run’s replay budget cannot carry is refused before it commits, so no wait is ever registered unfinishable.",
-        "loop._within_budget, loop._over_budget",
+        "discovery._within_budget, discovery._over_budget",
         (
             "tests/server/test_budget.py::test_a_run_past_the_history_limit_ends_failed_at_the_limit",
             "tests/server/test_budget.py::test_a_run_that_fills_the_budget_exactly_completes",
@@ -404,7 +404,7 @@ RULES: tuple[ServerRule, ...] = (
     ServerRule(
         99,
         "The child’s identity is derived from durable facts — the storage scope, the parent run, and the step — so a repeated declaration of the same step names the same child whatever delivered it, and a declaration that disagrees with the recorded one is refused rather than adopted.",
-        "loop._repeated, loop._start_child",
+        "discovery._repeated, children._start_child",
         (
             "tests/server/test_budget.py::test_a_disagreeing_declaration_is_refused_and_the_run_goes_on",
             "tests/server/test_server_kill_matrix.py::test_every_server_mutant_is_killed_by_two_scenarios",
@@ -413,7 +413,7 @@ RULES: tuple[ServerRule, ...] = (
     ServerRule(
         101,
         "The child is bounded by the tightest of the invoked function’s declared run timeout, the invoke timeout the declaration carries, and the parent run’s own remaining deadline.",
-        "loop._new_run (bounds), loop._deadline",
+        "loop._new_run (bounds), timing._deadline",
         (
             "tests/server/test_budget.py::test_a_child_is_bounded_by_each_of_its_three_bounds",
             "tests/server/test_server_kill_matrix.py::test_every_server_mutant_is_killed_by_two_scenarios",
@@ -422,7 +422,7 @@ RULES: tuple[ServerRule, ...] = (
     ServerRule(
         143,
         "The operation ID identifies the logical forward or compensation operation across physical attempts; the attempt ordinal identifies one physical attempt.",
-        "state.operation_id (incarnations), loop._declared",
+        "state.operation_id (incarnations), discovery._declared",
         (
             "tests/server/test_budget.py::test_a_redeclared_obsolete_step_is_a_new_operation",
             "tests/server/test_server_kill_matrix.py::test_every_server_mutant_is_killed_by_two_scenarios",

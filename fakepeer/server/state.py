@@ -43,6 +43,11 @@ def derived_id(prefix: str, *facts: object) -> str:
     return f"{prefix}-{digest[:16]}"
 
 
+def server_error(category: str, message: str) -> dict:
+    """An error record the server itself settles a step or run with (protocol §5)."""
+    return {"category": category, "message": message, "retryable": False, "details": {}}
+
+
 def operation_id(run_id: str, step_id: str, phase: str, incarnation: int = 1) -> str:
     """`op:<run>:<phase>:<step>`: one logical operation, the same for all its attempts.
 

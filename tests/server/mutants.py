@@ -13,18 +13,28 @@ SERVER_KILL_MATRIX.md.
 from __future__ import annotations
 
 import contextlib
+import sys
+import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from unittest import mock
 
 from fakepeer.server import events as events_module
-from fakepeer.server import loop as loop_module
 from fakepeer.server import state as state_module
 from fakepeer.server.events import EventLog
 from fakepeer.server.loop import ModelServer
 from fakepeer.server.releases import Connection
 from fakepeer.server.retry import DEFAULT_BACKOFF_MS, RetryPolicy
-from fakepeer.server.state import BLOCKED, COMPENSATING, FAILED, RUNNING, Operation, RunState
+from fakepeer.server.state import (
+    BLOCKED,
+    COMPENSATING,
+    FAILED,
+    RUNNING,
+    TIMED_OUT,
+    Operation,
+    RunState,
+    server_error,
+)
 
 Patch = Callable[[contextlib.ExitStack], None]
 
@@ -38,6 +48,26 @@ class ServerMutant:
 
 def _method(stack: contextlib.ExitStack, owner: type, name: str, replacement: object) -> None:
     stack.enter_context(mock.patch.object(owner, name, replacement))
+
+
+def _global(
+    method: types.FunctionType, name: str, replacement: object
+) -> contextlib.AbstractContextManager[object]:
+    """A patch of the module-level `name` the model server's `method` reads, in the module that
+    defines the method: the patch follows the method to whichever module it lives in, and a
+    method that no longer reads the name is an error here, never a mutant that changes nothing."""
+    if name not in _names_read(method.__code__):
+        raise AssertionError(f"{method.__qualname__} does not read {name!r}: nothing to mutate")
+    return mock.patch.object(sys.modules[method.__module__], name, replacement)
+
+
+def _names_read(code: types.CodeType) -> set[str]:
+    """The global and attribute names a function's code reads, nested functions' included."""
+    names = set(code.co_names)
+    for constant in code.co_consts:
+        if isinstance(constant, types.CodeType):
+            names |= _names_read(constant)
+    return names
 
 
 # ---------------------------------------------------------------- repeated declarations
@@ -207,10 +237,8 @@ def _children_cancelled_at_parent_deadline(stack: contextlib.ExitStack) -> None:
     def deadline(self: ModelServer, run: RunState) -> None:
         if run.terminal:
             return
-        run.error = loop_module.server_error(
-            "sdk.timeout", f"the run's {run.deadline_source} deadline passed"
-        )
-        self._finish(run, loop_module.TIMED_OUT)
+        run.error = server_error("sdk.timeout", f"the run's {run.deadline_source} deadline passed")
+        self._finish(run, TIMED_OUT)
 
     _method(stack, ModelServer, "_deadline", deadline)
 
@@ -319,7 +347,7 @@ def _lost_discovery_counted(stack: contextlib.ExitStack) -> None:
 
             self._keep(run, self.scheduler.after(DEFAULT_BACKOFF_MS, again, "discover retry"))
         else:
-            error = loop_module.server_error("server.attempt_lost", "discovery answers lost")
+            error = server_error("server.attempt_lost", "discovery answers lost")
             error["retryable"] = True
             self._uncaught(run, error)
         return entry, answer
@@ -382,7 +410,7 @@ def _obsolete_forward_retried(stack: contextlib.ExitStack) -> None:
 
     def not_found(self: ModelServer, run: RunState, operation: Operation) -> None:
         if operation.phase == "forward":
-            error = loop_module.server_error("server.target_not_found", operation.step_id)
+            error = server_error("server.target_not_found", operation.step_id)
             error["retryable"] = True
             self._attempt_failed(run, operation, error)
             return
@@ -695,7 +723,7 @@ def _matched_wait_times_out(stack: contextlib.ExitStack) -> None:
                 return
             wait.settled = True  # type: ignore[attr-defined]
             message = f"no {wait.event} event before the timeout"  # type: ignore[attr-defined]
-            error = loop_module.server_error("sdk.timeout", message)
+            error = server_error("sdk.timeout", message)
             run.settle(wait.step_id, {"status": "failed", "error": error})  # type: ignore[attr-defined]
             self._discover_soon(run)
 
@@ -746,7 +774,7 @@ def _child_identity_from_parent_only(stack: contextlib.ExitStack) -> None:
         def without_step(prefix: str, *facts: object) -> str:
             return state_module.derived_id(prefix, *facts[:-1])
 
-        with mock.patch.object(loop_module, "derived_id", without_step):
+        with _global(_START_CHILD, "derived_id", without_step):
             _START_CHILD(self, run, declaration)
 
     _method(stack, ModelServer, "_start_child", start_child)
@@ -840,19 +868,18 @@ def _event_name_ignored(stack: contextlib.ExitStack) -> None:
 
 def _timeout_not_sdk_timeout(stack: contextlib.ExitStack) -> None:
     """An elapsed wait timeout settles with another category than sdk.timeout [S94]."""
-    original = loop_module.server_error
 
-    def server_error(category: str, message: str) -> dict:
+    def wrong_category(category: str, message: str) -> dict:
         if category == "sdk.timeout" and message.startswith("no "):
             category = "sdk.cancelled"
-        return original(category, message)
+        return server_error(category, message)
 
-    stack.enter_context(mock.patch.object(loop_module, "server_error", server_error))
+    stack.enter_context(_global(_SCHEDULE_WAIT_TIMEOUT, "server_error", wrong_category))
 
 
 def _unrecordable_match_completed(stack: contextlib.ExitStack) -> None:
     """A matched payload the durable record cannot carry completes the wait all the same [S95]."""
-    stack.enter_context(mock.patch.object(loop_module, "MAX_VALUE_BYTES", 1 << 62))
+    stack.enter_context(_global(_ROUTE, "MAX_VALUE_BYTES", 1 << 62))
 
 
 def _non_retryable_failure_retried(stack: contextlib.ExitStack) -> None:
@@ -931,7 +958,7 @@ def _admission_refusal_next_attempt(stack: contextlib.ExitStack) -> None:
 
     def rejected(self: ModelServer, run: RunState, operation: Operation, reason: dict) -> None:
         if reason.get("retryable"):
-            error = loop_module.server_error("server.rejected", "refused before start")
+            error = server_error("server.rejected", "refused before start")
             error["retryable"] = True
             self._attempt_failed(run, operation, error)
             return

@@ -347,3 +347,15 @@ def test_a_deadline_while_blocked_mid_unwind_keeps_the_cause() -> None:
     assert report.root.status == "timed_out"
     assert report.root.error["category"] == "sdk.timeout"
     assert report.root.error["cause"]["category"] == "app.stop"
+
+
+def test_each_method_of_the_model_server_has_one_home() -> None:
+    """The loop's concerns are mixins of ModelServer (loop.py's docstring): a method defined in
+    two of them would silently shadow the other by the order of inheritance."""
+    homes: dict[str, list[str]] = {}
+    for owner in ModelServer.__mro__[:-1]:
+        for name, value in vars(owner).items():
+            if callable(value) and not name.startswith("__"):
+                homes.setdefault(name, []).append(owner.__module__)
+    assert {name: found for name, found in homes.items() if len(found) > 1} == {}
+    assert len(homes) > 50  # the mixins were read, not only ModelServer's own few

@@ -8,8 +8,14 @@ mutant, played live, is still killed by the scenarios the file names.
 
 from __future__ import annotations
 
+import sys
+
+import pytest
+
+from fakepeer.server.loop import ModelServer
+
 from . import kill_matrix
-from .mutants import MUTANTS
+from .mutants import MUTANTS, _global
 
 
 def _rows() -> dict[str, int]:
@@ -78,3 +84,16 @@ def test_the_committed_kills_read_back_as_the_rows_count_them() -> None:
     assert {name: len(killers) for name, killers in kills.items()} == _rows()
     scenarios = {f.id for f in kill_matrix.lifecycle_scenarios()}
     assert all(set(killers) <= scenarios for killers in kills.values())
+
+
+def test_a_module_level_patch_lands_where_the_method_reads_the_name() -> None:
+    """A mutant that changes a module-level name (server_error, MAX_VALUE_BYTES, derived_id)
+    patches it in the module of the method that reads it, so the mutant follows the method if
+    it moves; a method that does not read the name is refused, never a mutant that changes
+    nothing."""
+    home = sys.modules[ModelServer._route.__module__]
+    with _global(ModelServer._route, "MAX_VALUE_BYTES", 7):
+        assert home.MAX_VALUE_BYTES == 7
+    assert home.MAX_VALUE_BYTES != 7
+    with pytest.raises(AssertionError, match="does not read"):
+        _global(ModelServer._emit, "MAX_VALUE_BYTES", 7)
