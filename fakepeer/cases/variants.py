@@ -71,27 +71,39 @@ def _reordered(node: object) -> object:
     return node
 
 
-def _respelled(envelope: dict) -> bytes:
+def _respelled(envelope: dict, budget: int | None = None) -> bytes:
     """The same JSON document spelled otherwise: whitespace everywhere, every ASCII letter and
-    every non-ASCII character of every string (member names included) as a `\\u` escape."""
-    return _spell(envelope, 0).encode("ascii")
+    every non-ASCII character of every string (member names included) as a `\\u` escape.
+
+    `budget`: stop with _OverBudget once the strings alone are spelled longer than that (the
+    frame would cross a limit and be dropped: a 4 MiB request respells to 25 MB)."""
+    return _spell(envelope, 0, [budget]).encode("ascii")
 
 
-def _spell(node: object, depth: int) -> str:
+class _OverBudget(Exception):
+    """The respelled frame is surely longer than its budget."""
+
+
+#: Characters of a long string respelled at a time, so a frame over its budget stops early.
+_CHUNK = 1 << 16
+
+
+def _spell(node: object, depth: int, left: list[int | None]) -> str:
     pad = "\n" + "\t" * (depth + 1)
     if isinstance(node, dict):
         if not node:
             return "{ }"
         members = [
-            f"{pad}{_string(key)} :\t{_spell(value, depth + 1)}" for key, value in node.items()
+            f"{pad}{_string(key, left)} :\t{_spell(value, depth + 1, left)}"
+            for key, value in node.items()
         ]
         return "{" + " ,".join(members) + "\r\n" + "\t" * depth + "}"
     if isinstance(node, list):
         if not node:
             return "[\t]"
-        return "[ " + " , ".join(_spell(item, depth + 1) for item in node) + " ]"
+        return "[ " + " , ".join(_spell(item, depth + 1, left) for item in node) + " ]"
     if isinstance(node, str):
-        return _string(node)
+        return _string(node, left)
     return json.dumps(node)  # numbers, booleans and null keep their spelling
 
 
@@ -112,31 +124,43 @@ def _spelled(char: str) -> str:
 
 
 class _Spellings(dict):
-    """Character -> `_spelled(character)`, each worked out once: the corpus's long strings
-    (megabyte values of the limits fixtures) are respelled by look-ups, not per-character
-    Python, which was most of the bench's CPU under `--variants all`."""
+    """Code point -> `_spelled(character)`, each worked out once, for `str.translate`: the
+    corpus's long strings (megabyte values of the limits fixtures) are respelled in C, not
+    per-character Python, which was most of the bench's CPU under `--variants all`."""
 
-    def __missing__(self, char: str) -> str:
-        spelled = _spelled(char)
+    def __missing__(self, code: int) -> str:
+        spelled = _spelled(chr(code))
         if len(self) < 0x10000:  # bounded: a fuzzed text may hold any of a million characters
-            self[char] = spelled
+            self[code] = spelled
         return spelled
 
 
 _SPELLINGS = _Spellings()
 
 
-def _string(text: str) -> str:
-    return '"' + "".join(map(_SPELLINGS.__getitem__, text)) + '"'
+def _string(text: str, left: list[int | None]) -> str:
+    """A respelled string; `left[0]`, the budget still left (None: none), is spent on it."""
+    if left[0] is None:
+        return '"' + text.translate(_SPELLINGS) + '"'
+    parts = []
+    for start in range(0, len(text), _CHUNK):
+        part = text[start : start + _CHUNK].translate(_SPELLINGS)
+        left[0] -= len(part)
+        if left[0] < 0:
+            raise _OverBudget
+        parts.append(part)
+    return '"' + "".join(parts) + '"'
 
 
-EnvelopeRewrite = Callable[[dict], bytes]
+#: A variant's rewrite: the envelope and the size past which its frame is dropped anyway (a
+#: rewrite may stop early with _OverBudget then).
+EnvelopeRewrite = Callable[[dict, int], bytes]
 
 _REWRITES: dict[str, EnvelopeRewrite] = {
-    "unknown-members": lambda envelope: encode_envelope(_with_unknown_members(envelope)),
-    "reordered": lambda envelope: encode_envelope(_reordered(envelope)),  # type: ignore[arg-type]
+    "unknown-members": lambda envelope, _: encode_envelope(_with_unknown_members(envelope)),
+    "reordered": lambda envelope, _: encode_envelope(_reordered(envelope)),  # type: ignore[arg-type]
     "respelled": _respelled,
-    "minor-version": lambda envelope: encode_envelope(_with_higher_minor(envelope)),
+    "minor-version": lambda envelope, _: encode_envelope(_with_higher_minor(envelope)),
 }
 
 #: Every variant, in report order.
@@ -165,18 +189,25 @@ def parse_variants(text: str) -> tuple[str, ...]:
     return tuple(name for name in VARIANTS if name in names)
 
 
-def derive(fixture: Fixture, variant: str) -> Fixture | None:
-    """`fixture` under `variant`, or None when the variant changes nothing or crosses a limit."""
-    if variant == FRESH_PROCESS:
-        return _variant_of(fixture, variant, fixture.steps)
+def derive(fixture: Fixture, variant: str, built: Sequence[Step] | None = None) -> Fixture | None:
+    """`fixture` under `variant`, or None when the variant changes nothing or crosses a limit.
+
+    `built`: the fixture's steps when the caller has them already (a loaded fixture builds its
+    steps again on each `steps`, and `with_variants` derives several variants of each)."""
     if variant in FLEET_VARIANTS:  # played by a pair of SDKs, never by one
         return None
+    original = fixture.steps if built is None else built
+    if variant == FRESH_PROCESS:
+        return _variant_of(fixture, variant, tuple(original))
     rewrite = _REWRITES[variant]
     steps: list[Step] = []
     changed = False
-    for step in fixture.steps:
+    for step in original:
         if isinstance(step, SendStep):
-            payload = _keeping_fault(step, rewrite(step.envelope))
+            try:
+                payload = _keeping_fault(step, rewrite(step.envelope, _budget(step)))
+            except _OverBudget:
+                return None
             if payload != step.payload:
                 if _crosses_limit(step, payload):
                     return None
@@ -212,7 +243,10 @@ def _own_ids(
         if isinstance(step, SendStep):
             envelope = _renamed(step.envelope, names)
             if envelope != step.envelope:
-                payload = _keeping_fault(step, rewrite(envelope))
+                try:
+                    payload = _keeping_fault(step, rewrite(envelope, _budget(step)))
+                except _OverBudget:
+                    return None
                 if _crosses_limit(step, payload):
                     return None
                 ident = names.get(step.exchange_id, step.exchange_id)
@@ -247,8 +281,14 @@ def _renamed(node: object, names: dict[str, str]) -> object:
 
 def _crosses_limit(step: SendStep, payload: bytes) -> bool:
     """A size limit of §4.3 that the original frame kept and the rewritten one would break."""
+    return len(payload) > _budget(step)
+
+
+def _budget(step: SendStep) -> int:
+    """The longest rewritten frame that crosses no limit of §4.3 the original kept: the
+    request limit for an invoke within it, else the frame limit."""
     limit = MAX_REQUEST_BYTES if step.envelope.get("kind") == "invoke" else MAX_FRAME_BYTES
-    return len(payload) > limit >= len(step.payload) or len(payload) > MAX_FRAME_BYTES
+    return limit if len(step.payload) <= limit else MAX_FRAME_BYTES
 
 
 def _variant_of(fixture: Fixture, variant: str, steps: tuple[Step, ...]) -> Fixture:
@@ -282,13 +322,15 @@ def with_variants(
     `fresh-process` is derived only for `fresh_process_sample(sample_from)` (default: of
     `fixtures`); a shard passes its whole selection so every shard agrees on the sample.
     """
-    chosen = tuple(variants)
+    chosen = tuple(name for name in variants if name not in FLEET_VARIANTS)
     sample = fresh_process_sample(fixtures if sample_from is None else sample_from)
-    derived = [
-        variant
-        for fixture in fixtures
-        for name in chosen
-        if name != FRESH_PROCESS or fixture.id in sample
-        if (variant := derive(fixture, name)) is not None
-    ]
+    derived: list[Fixture] = []
+    for fixture in fixtures:
+        names = [name for name in chosen if name != FRESH_PROCESS or fixture.id in sample]
+        if not names:
+            continue
+        built = fixture.steps  # once for all its variants
+        derived.extend(
+            variant for name in names if (variant := derive(fixture, name, built)) is not None
+        )
     return [*fixtures, *derived]

@@ -171,3 +171,22 @@ def test_variants_catch_what_the_fixtures_as_written_do_not(tmp_path) -> None:
     base = "discovery.first-unresolved-step-declared"
     assert failing == {f"{base}@reordered", f"{base}@respelled"}
     assert len(cases) == 1 + len(VARIANTS) - len(FLEET_VARIANTS)  # no fleet for one SDK
+
+
+def test_respelling_stops_once_the_frame_is_surely_over_its_limit() -> None:
+    """A 4 MiB request respells to about 25 MB, dropped for crossing the limit: spelling stops
+    as soon as its strings alone are over it, with the same verdict (no variant)."""
+    from fakepeer.cases.variants import _OverBudget, _respelled
+
+    envelope = {"version": "1.0", "kind": "invoke", "id": "x#1", "body": {"v": "a" * 200_000}}
+    whole = _respelled(envelope)
+    assert len(whole) > 1_000_000
+    assert _respelled(envelope, len(whole)) == whole  # within the budget: the same bytes
+    with pytest.raises(_OverBudget):
+        _respelled(envelope, 1_000_000)
+    near = dict(INVOKE, input={"$plain": "a" * (MAX_REQUEST_BYTES - 2_000)})
+    fixture = _fixture(near)
+    (send,) = [step for step in fixture.steps if isinstance(step, SendStep)]
+    assert len(send.payload) > 4_000_000
+    assert derive(fixture, "respelled") is None  # 6 bytes a letter: far over 4 MiB
+    assert derive(fixture, "reordered") is not None  # the same length: within it
