@@ -14,8 +14,7 @@ from fakepeer.cases import load_fixtures
 from fakepeer.cases.model import ExpectStep, RawSendStep, SendStep
 from fakepeer.fuzz.strategies import curated_malformed, curated_portable
 from fakepeer.protocol import fastpath
-from fakepeer.protocol.decode import decode_frame
-from fakepeer.protocol.messages import ProtocolViolation
+from fakepeer.protocol.decode import ProtocolViolation, decode_frame
 from fakepeer.protocol.schema import validate_message
 from fakepeer.server.lifecycle import play_lifecycle
 from fakepeer.session import command_target, default_target

@@ -18,8 +18,8 @@ from fakepeer.authoring.validate import RECORDED_SUFFIX
 from fakepeer.cases import FixtureError, fixture_from_document
 from fakepeer.cases.model import RawSendStep, SendStep
 from fakepeer.protocol import strictjson
-from fakepeer.protocol.messages import value_positions
 from fakepeer.protocol.pointer import escape, split
+from fakepeer.protocol.value_paths import value_positions
 from fakepeer.session.sdk import SdkSession, SessionError, decode
 from fakepeer.session.targets import command_target
 from fakepeer.transport.errors import TransportError, TransportTimeout

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from fakepeer.cases.errors import FixtureProblem
 from fakepeer.cases.model import ExpectStep, Fixture, SendStep, Step
+from fakepeer.protocol.encode import envelope as make_envelope
 from fakepeer.protocol.messages import KINDS
-from fakepeer.protocol.messages import envelope as make_envelope
 from fakepeer.protocol.pointer import VaryPattern, join, split
 
 _REQUIRED = re.compile(r"^'(.*)' is a required property$")

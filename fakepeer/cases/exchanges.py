@@ -8,10 +8,10 @@ them on their own id, as §10.9 says it answers any frame it cannot decode.
 
 from __future__ import annotations
 
-from fakepeer.protocol.limits import MAX_ID_CHARS
-
 # The server answers of §14 come from the catalog (`server_answer=True`).
-from fakepeer.protocol.messages import SERVER_ANSWER_KINDS, loads_lenient
+from fakepeer.protocol.frame_json import loads_lenient
+from fakepeer.protocol.limits import MAX_ID_CHARS
+from fakepeer.protocol.messages import SERVER_ANSWER_KINDS
 
 NO_USABLE_ID = "-"
 

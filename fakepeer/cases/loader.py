@@ -30,8 +30,8 @@ from fakepeer.cases.model import (
 from fakepeer.cases.root import active_root
 from fakepeer.cases.schema import schema_problems
 from fakepeer.protocol import strictjson
+from fakepeer.protocol.encode import encode_envelope
 from fakepeer.protocol.limits import MAX_FRAME_BYTES
-from fakepeer.protocol.messages import encode_envelope
 from fakepeer.protocol.pointer import join
 from fakepeer.protocol.version import BASE_VERSION
 from fakepeer.transport.payload import HttpPayload, parse_fault

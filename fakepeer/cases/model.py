@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from fakepeer.protocol.messages import encode_envelope
+from fakepeer.protocol.encode import encode_envelope
 from fakepeer.protocol.version import BASE_VERSION
 
 Level = Literal["required", "recommended"]

@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 from fakepeer.cases.model import ExpectStep, Fixture, RawSendStep, SendStep, Step
+from fakepeer.protocol.encode import encode_envelope
 from fakepeer.protocol.limits import MAX_FRAME_BYTES, MAX_ID_CHARS, MAX_REQUEST_BYTES
-from fakepeer.protocol.messages import encode_envelope
 from fakepeer.protocol.version import KNOWN_VERSIONS
 from fakepeer.transport.payload import HttpPayload
 

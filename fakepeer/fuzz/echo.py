@@ -11,7 +11,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from fakepeer.protocol.messages import envelope
+from fakepeer.protocol.encode import envelope
 from fakepeer.session.sdk import SdkSession, SessionError, decode
 from fakepeer.session.targets import SdkTarget
 from fakepeer.transport.errors import TransportError

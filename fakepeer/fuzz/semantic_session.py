@@ -10,7 +10,7 @@ import time
 from dataclasses import dataclass
 
 from fakepeer.fuzz.programs import SemanticCase
-from fakepeer.protocol.messages import encode_frame
+from fakepeer.protocol.encode import encode_frame
 from fakepeer.session.sdk import SdkSession, SessionError
 from fakepeer.session.targets import SdkTarget
 from fakepeer.transport.errors import TransportError

@@ -8,8 +8,13 @@ reports and CLI all build on it.
 - `json_convenience`: JSON documents to and from bytes (§3.6).
 - `errors`: error records and reserved categories (§5).
 - `durations`: author durations to wire millisecond counts (§6).
-- `messages`: the §14 catalog and envelope decoding (§2 steps 1-4).
+- `messages`: the §14 catalog, one row per kind (data); `message_kind`: what a row holds;
+  `shapes`: each kind's body schema and the shared definitions (data); `value_paths`: where a
+  kind's tagged values sit.
+- `encode`: envelopes built and encoded, fixed frames as byte templates (§1, §2).
+- `frame_json`: a frame payload read as strict JSON (§2 step 1).
 - `schema`: per-kind JSON Schemas and the fast `validate_message`.
-- `decode`: the full §2 decoding order with the `protocol_error` category and pointer.
+- `decode`: the full §2 decoding order (steps 1-4: `parse_envelope`) with the
+  `protocol_error` category and pointer.
 - `manifest`: manifests, identities and the server's publication model (§7.1, §8).
 """

@@ -1,5 +1,8 @@
 """The reference frame decoder: all seven steps of the §2 decoding order, with §5.2 categories.
 
+`parse_envelope` takes a payload through steps 1-4 (JSON, shape, major, known kind);
+`decode_frame` through all seven, raising `ProtocolViolation` with the first problem found.
+
 An SDK answers an undecodable frame with `protocol_error` (§10.9); this module computes the
 category and pointer the protocol prescribes, so the bench can check fixtures and SDK answers
 against one executable reading of docs/protocol.md.
@@ -7,30 +10,104 @@ against one executable reading of docs/protocol.md.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection
-from typing import Any
+from typing import Any, Final
 
 from jsonschema.exceptions import ValidationError
 
-from fakepeer.protocol.errors import PROTOCOL_UNKNOWN_FUNCTION
-from fakepeer.protocol.limits import MAX_HISTORY_ENTRIES, MAX_REQUEST_BYTES
-from fakepeer.protocol.messages import (
-    KINDS,
-    MALFORMED,
-    SERVER_ANSWER_KINDS,
-    UNKNOWN_VARIANT,
-    ProtocolViolation,
-    parse_envelope,
-    value_positions,
+from fakepeer.protocol.errors import (
+    PROTOCOL_MALFORMED,
+    PROTOCOL_UNKNOWN_FUNCTION,
+    PROTOCOL_UNKNOWN_VARIANT,
+    PROTOCOL_UNSUPPORTED_VERSION,
 )
+from fakepeer.protocol.frame_json import find_lone_surrogate, loads_lenient, payload_text
+from fakepeer.protocol.limits import MAX_HISTORY_ENTRIES, MAX_ID_CHARS, MAX_REQUEST_BYTES
+from fakepeer.protocol.messages import KINDS, SERVER_ANSWER_KINDS
 from fakepeer.protocol.pointer import join
 from fakepeer.protocol.schema import is_schema_valid, schema_errors
+from fakepeer.protocol.value_paths import value_positions
 from fakepeer.protocol.values import (
     LIMIT_EXCEEDED,
     ConversionError,
     escape_pointer_token,
     validate_value,
 )
+from fakepeer.protocol.version import SUPPORTED_MAJOR, parse_version
+
+MALFORMED: Final = PROTOCOL_MALFORMED
+UNSUPPORTED_VERSION: Final = PROTOCOL_UNSUPPORTED_VERSION
+UNKNOWN_VARIANT: Final = PROTOCOL_UNKNOWN_VARIANT
+
+
+class ProtocolViolation(Exception):
+    """A frame refused while decoding: `category` (`protocol.*`), `pointer`, human `message`.
+
+    `frame_id` is the frame's `id` when it had a valid one, else None (answer with `"-"`, §10.9).
+    """
+
+    def __init__(
+        self, category: str, pointer: str, message: str, frame_id: str | None = None
+    ) -> None:
+        super().__init__(f"{category} at JSON pointer {json.dumps(pointer)}: {message}")
+        self.category = category
+        self.pointer = pointer
+        self.message = message
+        self.frame_id = frame_id
+
+
+def _valid_id(value: Any) -> bool:
+    return isinstance(value, str) and 1 <= len(value) <= MAX_ID_CHARS
+
+
+def parse_envelope(payload: bytes) -> dict[str, Any]:
+    """Decode one frame payload through §2 steps 1-4 (JSON, shape, major, known kind).
+
+    Body members, limits and tagged values (steps 5-7) are checked by `decode_frame`.
+    A key repeated in any object is `protocol.malformed` at `""` (step 1: decoders disagree
+    on which member wins). A lone surrogate inside a tagged value is left for step 7 (§3.4
+    pointer); anywhere else it is `protocol.malformed` at `""`.
+    Raises ProtocolViolation with the first problem found.
+    """
+    try:
+        doc, suspicious = loads_lenient(payload_text(payload))
+    except ValueError as exc:
+        raise ProtocolViolation(MALFORMED, "", f"not a JSON text: {exc}") from None
+    if suspicious:
+        # Inside a tagged value a lone surrogate is a §3.4 conversion error, reported in
+        # step 7; anywhere else the frame does not decode.
+        inside = frozenset(id(value) for _, value in value_positions(doc))
+        known = isinstance(doc, dict) and doc.get("kind") in KINDS
+        problem = find_lone_surrogate(doc, inside if known else frozenset())
+        if problem is not None:
+            raise ProtocolViolation(MALFORMED, "", f"not a JSON text: {problem}")
+    if not isinstance(doc, dict):
+        raise ProtocolViolation(MALFORMED, "", "an envelope must be a JSON object")
+    frame_id = doc["id"] if _valid_id(doc.get("id")) else None
+
+    def bad(pointer: str, message: str, category: str = MALFORMED) -> ProtocolViolation:
+        return ProtocolViolation(category, pointer, message, frame_id)
+
+    version = doc.get("version")
+    if not isinstance(version, str):
+        raise bad("/version", "member 'version' must be a string")
+    try:
+        major, _minor = parse_version(version)
+    except ValueError:
+        raise bad("/version", f"version {version!r} does not match MAJOR.MINOR") from None
+    kind = doc.get("kind")
+    if not isinstance(kind, str):
+        raise bad("/kind", "member 'kind' must be a string")
+    if not _valid_id(doc.get("id")):
+        raise bad("/id", f"member 'id' must be a string of 1 to {MAX_ID_CHARS} characters")
+    if not isinstance(doc.get("body"), dict):
+        raise bad("/body", "member 'body' must be a JSON object")
+    if major != SUPPORTED_MAJOR:
+        raise bad("/version", f"major version {major} is not spoken", UNSUPPORTED_VERSION)
+    if kind not in KINDS:
+        raise bad("/kind", f"unknown kind {kind!r}", UNKNOWN_VARIANT)
+    return doc
 
 
 def _pointer(path: Any) -> str:

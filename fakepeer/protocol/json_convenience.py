@@ -11,7 +11,7 @@ import math
 from typing import Any, Final
 
 from fakepeer.protocol.canonical import CanonicalizationError, canonical_bytes
-from fakepeer.protocol.messages import decode_json_payload
+from fakepeer.protocol.frame_json import decode_json_payload
 
 SDK_JSON: Final = "sdk.json"
 #: Largest integer magnitude RFC 8785 / I-JSON carry exactly.

@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any
 from fakepeer import atomic
 from fakepeer.protocol import fastpath
 from fakepeer.protocol.fastpath import Check, Compiler, strict_regex
-from fakepeer.protocol.messages import KINDS, value_positions
+from fakepeer.protocol.messages import KINDS
 from fakepeer.protocol.pointer import join
 from fakepeer.protocol.strictjson import is_integer
+from fakepeer.protocol.value_paths import value_positions
 from fakepeer.protocol.values import ConversionError, validate_value
 
 if TYPE_CHECKING:  # jsonschema is imported on the slow path only: a valid frame needs none

@@ -1,7 +1,8 @@
 """Message shapes: the JSON Schema of each kind's body and the shared definitions (§2-§14).
 
-Part of the catalog (messages.py names each kind, its direction and section; this module says
-what its body holds). The files in `schemas/` are generated from here by
+Data only, part of the catalog: messages.py holds a row per kind (its direction, section and
+role), this module what its body holds; the one function, `_settlement`, writes the four
+settlement bodies from one template. The files in `schemas/` are generated from here by
 `python scripts/generate_schemas.py`; never edit them by hand. A test fails when they drift.
 """
 

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 from fakepeer import __version__
 from fakepeer.compare import MISSING, Finding
 from fakepeer.protocol import strictjson
+from fakepeer.protocol.encode import encode_envelope
 from fakepeer.protocol.limits import MAX_JSON_NESTING
-from fakepeer.protocol.messages import encode_envelope
 from fakepeer.protocol.version import PROTOCOL_VERSION
 from fakepeer.report.catalog import CaseInfo, Catalog
 from fakepeer.report.fleet import fleet_section

@@ -13,8 +13,9 @@ import itertools
 import time
 from collections.abc import Callable
 
+from fakepeer.protocol.encode import encode_envelope, encode_frame
 from fakepeer.protocol.manifest import ManifestStore
-from fakepeer.protocol.messages import CONFORM_SCOPE, encode_envelope, encode_frame
+from fakepeer.protocol.messages import CONFORM_SCOPE
 from fakepeer.protocol.version import is_supported
 from fakepeer.session.sdk import SdkSession, SessionError, StrayAnswer, decode, late_window
 from fakepeer.session.wire import WireLog

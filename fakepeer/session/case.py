@@ -17,7 +17,7 @@ from fakepeer.cases.model import ExpectStep, Fixture, RawSendStep, SendStep, Ste
 from fakepeer.cases.variants import FRESH_PROCESS
 from fakepeer.compare import MISSING, Comparer, Finding, check_same_as
 from fakepeer.protocol import fastpath
-from fakepeer.protocol.messages import frame_templates, spelled_as
+from fakepeer.protocol.encode import frame_templates, spelled_as
 from fakepeer.protocol.version import BASE_VERSION, is_supported
 from fakepeer.session.attribution import blame, owner
 from fakepeer.session.effects import (

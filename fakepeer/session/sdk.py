@@ -13,14 +13,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from fakepeer.protocol import fastpath, strictjson
-from fakepeer.protocol.messages import (
-    CONFORM_INSTANCE_ID,
-    CONFORM_RELEASE_ID,
-    CONFORM_SCOPE,
-    encode_frame,
-    frame_templates,
-    spelled_as,
-)
+from fakepeer.protocol.encode import encode_frame, frame_templates, spelled_as
+from fakepeer.protocol.messages import CONFORM_INSTANCE_ID, CONFORM_RELEASE_ID, CONFORM_SCOPE
 from fakepeer.protocol.version import negotiated_version
 from fakepeer.session.wire import WireLog
 from fakepeer.transport.base import Transport

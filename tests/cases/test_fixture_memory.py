@@ -11,7 +11,7 @@ from pathlib import Path
 from fakepeer.cases import fixture_from_document, load_fixtures, repository_root
 from fakepeer.cases.model import KEPT_FRAME_BYTES, ExpectStep, SendStep
 from fakepeer.compare import Comparer
-from fakepeer.protocol.messages import encode_envelope
+from fakepeer.protocol.encode import encode_envelope
 from fakepeer.session.wire import WireLog
 
 SOURCE = repository_root() / "fixtures" / "values" / "values.size-at-limit-accepted.json"

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from fakepeer.protocol.decode import decode_frame
-from fakepeer.protocol.messages import KINDS, ProtocolViolation, parse_envelope
+from fakepeer.protocol.decode import ProtocolViolation, decode_frame, parse_envelope
+from fakepeer.protocol.messages import KINDS
 
 REPO = Path(__file__).resolve().parents[2]
 OUTCOMES = ("conform.registration_outcome", "conform.publication_outcome")

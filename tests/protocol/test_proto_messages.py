@@ -6,17 +6,9 @@ import json
 
 import pytest
 
-from fakepeer.protocol.messages import (
-    KINDS,
-    REQUEST_KINDS,
-    SERVER_ANSWER_KINDS,
-    ProtocolViolation,
-    encode_frame,
-    envelope,
-    frame_templates,
-    parse_envelope,
-    spelled_as,
-)
+from fakepeer.protocol.decode import ProtocolViolation, parse_envelope
+from fakepeer.protocol.encode import encode_frame, envelope, frame_templates, spelled_as
+from fakepeer.protocol.messages import KINDS, REQUEST_KINDS, SERVER_ANSWER_KINDS
 from fakepeer.protocol.version import KNOWN_VERSIONS
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from fakepeer.protocol.messages import encode_envelope
+from fakepeer.protocol.encode import encode_envelope
 from fakepeer.protocol.version import PROTOCOL_VERSION
 from fakepeer.server.host import InvokeEncoder
 
