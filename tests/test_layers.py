@@ -3,6 +3,7 @@
 Lower means earlier in this list (the picture in ARCHITECTURE.md, top to bottom). `oracle`
 uses only `protocol`: it is an independent reading of the SDK rules. `authoring`,
 `fuzz`, `server` and the pytest plugin sit beside `cli` and may use every layer.
+No import circles either, and no module longer than MAX_CODE_LINES lines of code (issue 38).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import ast
 import re
 from collections.abc import Iterable
 from pathlib import Path
+
+from tests.support.helpers import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "fakepeer"
@@ -214,3 +217,37 @@ def test_the_circle_finder_names_a_planted_circle() -> None:
     graph = {"a.py": {"b.py"}, "b.py": {"c.py"}, "c.py": {"a.py", "d.py"}, "d.py": set()}
     assert _cycles(graph) == [["a.py", "b.py", "c.py", "a.py"]]
     assert _cycles({"a.py": {"b.py"}, "b.py": set()}) == []
+
+
+#: Issue 38: no module of fakepeer/ holds more than about this many lines of code (data tables
+#: aside, counted by scripts/module_sizes.py); a longer one is split by job.
+MAX_CODE_LINES = 600
+
+
+def _module_sizes():  # noqa: ANN202 - a module object
+    return load_script("module_sizes")
+
+
+def test_no_module_holds_more_than_600_lines_of_code() -> None:
+    over = [
+        f"{size.path.relative_to(ROOT)}: {size.code} lines of code"
+        for size in _module_sizes().code_lines(PACKAGE)
+        if size.code > MAX_CODE_LINES
+    ]
+    assert not over, (
+        f"over {MAX_CODE_LINES} lines of code (split by job; `python scripts/module_sizes.py`):\n"
+        + "\n".join(over)
+    )
+
+
+def test_the_size_count_leaves_out_docstrings_comments_and_tables(tmp_path: Path) -> None:
+    code = "\n".join(f"x{i} = {i}  # a comment" for i in range(MAX_CODE_LINES + 1))
+    table = "\n".join(["ROWS = {"] + [f'    "k{i}": [{i}, "v"],' for i in range(700)] + ["}"])
+    logic = "\n".join(["LOGIC = ["] + [f"    {i} if x0 else 0," for i in range(30)] + ["]"])
+    source = '"""A module."""\n\n# comment\n\ndef f() -> None:\n    """Doc\n    string."""\n\n'
+    path = tmp_path / "long.py"
+    path.write_text(source + code + "\n" + table + "\n" + logic + "\n", encoding="utf-8")
+    size = _module_sizes().measure(path)
+    assert (size.code, size.data) == (1 + MAX_CODE_LINES + 1 + 32, 702)
+    over = [s for s in _module_sizes().code_lines(tmp_path) if s.code > MAX_CODE_LINES]
+    assert [s.path for s in over] == [path]

@@ -5,18 +5,13 @@ docs/fixtures.md "Levels inside a fixture" makes recommended is listed under `re
 
 from __future__ import annotations
 
-import importlib.util
 import json
 
-from tests.support.helpers import REPO
+from tests.support.helpers import REPO, load_script
 
 
 def _script():  # noqa: ANN202 - a module object
-    spec = importlib.util.spec_from_file_location("level_review", REPO / "scripts/level_review.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("level_review")
 
 
 def test_no_fixture_is_off_the_stated_rule() -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 from fakepeer.cases import Scenario
 
@@ -26,6 +28,15 @@ def run_cli(
         check=False,
         **popen,  # type: ignore[arg-type]
     )
+
+
+def load_script(name: str) -> ModuleType:
+    """The module of `scripts/NAME.py` (scripts/ is no package), freshly executed."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def host_command(name: str) -> list[str]:
