@@ -116,17 +116,35 @@ def _children() -> set[int]:
 def _table() -> list[tuple[int, int, int]]:
     """(pid, parent pid, session id) of every process /proc shows (empty without /proc)."""
     rows = []
-    if not _PROC.is_dir():
-        return rows
-    for entry in _PROC.iterdir():
-        if not entry.name.isdigit():
-            continue
+    for pid in _pids():
         try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[-1].split()
-            rows.append((int(entry.name), int(fields[1]), int(fields[3])))
+            fields = _read(pid, "stat").rsplit(b")", 1)[-1].split()
+            rows.append((pid, int(fields[1]), int(fields[3])))
         except (OSError, IndexError, ValueError):
             continue
     return rows
+
+
+def _pids() -> list[int]:
+    """Every process /proc shows (none without /proc)."""
+    try:
+        names = os.listdir(_PROC)
+    except OSError:
+        return []
+    return [int(name) for name in names if name.isdigit()]
+
+
+def _read(pid: int, name: str) -> bytes:
+    """A small /proc file of one process, read with bare system calls: every host closed scans
+    every process twice, so this is on the path of each case that ends a session."""
+    fd = os.open(f"{_PROC}/{pid}/{name}", os.O_RDONLY)
+    try:
+        chunks = []
+        while chunk := os.read(fd, 65536):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def orphans() -> set[int]:
@@ -153,28 +171,24 @@ def kill_orphans() -> None:
 
 def descendants(root: int, mark: dict[str, str]) -> set[int]:
     """Live processes below `root` in the tree, or carrying `mark` in their environment."""
-    if not _PROC.is_dir():
-        return set()
-    needle = "=".join(next(iter(mark.items()))).encode()
+    entry = b"\0" + "=".join(next(iter(mark.items()))).encode() + b"\0"
     me = os.getpid()
     parents: dict[int, int] = {}
     found: set[int] = set()
-    for entry in _PROC.iterdir():
-        if not entry.name.isdigit() or int(entry.name) in (me, root):
+    for pid in _pids():
+        if pid in (me, root):
             continue
-        pid = int(entry.name)
         try:
-            stat = (entry / "stat").read_text()
+            fields = _read(pid, "stat").rsplit(b")", 1)[-1].split()
         except OSError:
             continue
-        fields = stat.rsplit(")", 1)[-1].split()
-        if fields[0] == "Z":  # a zombie: nothing left to kill, only to reap
+        if fields[0] == b"Z":  # a zombie: nothing left to kill, only to reap
             if int(fields[1]) == me:
                 found.add(pid)
             continue
         parents[pid] = int(fields[1])
         try:
-            if needle in (entry / "environ").read_bytes().split(b"\0"):
+            if entry in b"\0" + _read(pid, "environ") + b"\0":  # one whole variable
                 found.add(pid)
         except OSError:
             pass
