@@ -154,8 +154,9 @@ class Fixture:
     protocol_version: str = BASE_VERSION
     #: The derived variant this is (`fakepeer.cases.variants`), None for the fixture as written.
     variant: str | None = None
-    #: A lifecycle scenario (`fakepeer.cases.lifecycle.LifecycleSpec`) played by the model
-    #: server instead of `steps`; None for an exchange fixture.
+    #: A lifecycle scenario played by the model server instead of `steps`, its `expand()` the
+    #: `fakepeer.cases.lifecycle.LifecycleSpec` to play (a loaded one keeps its compressed
+    #: bytes, `CompactLifecycle`); None for an exchange fixture.
     lifecycle: object | None = field(default=None, repr=False, compare=False)
     #: The checked fixture file's bytes, zlib-compressed, when `held_steps` is None.
     source: bytes | None = field(default=None, repr=False, compare=False)

@@ -53,7 +53,7 @@ def play_fleet_lifecycle(
 ) -> list[Finding]:
     """Play `fixture` (a lifecycle scenario derived as `@fleet` or `@rolling`) on the fleet of
     `sessions` (label, session); its differences from the scenario's expectation."""
-    spec = fixture.lifecycle
+    spec = fixture.lifecycle.expand()  # type: ignore[union-attr]
     assert isinstance(spec, LifecycleSpec) and fixture.variant in FLEET_VARIANTS
     routing = FLEET_VARIANTS[fixture.variant]
     links = [

@@ -64,7 +64,7 @@ def play_lifecycle(
 ) -> list[Finding]:
     """Play `fixture`'s scenario; the differences from its expectation. Nothing, host restarts
     included, runs past `limit`."""
-    spec = fixture.lifecycle
+    spec = fixture.lifecycle.expand()  # type: ignore[union-attr]
     assert isinstance(spec, LifecycleSpec)
     link = HostLink(
         session, wire=wire, deadline=deadline, scope=f"{fixture.id}/server", limit=limit
