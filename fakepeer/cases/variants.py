@@ -189,14 +189,14 @@ def parse_variants(text: str) -> tuple[str, ...]:
     return tuple(name for name in VARIANTS if name in names)
 
 
-def derive(fixture: Fixture, variant: str, built: Sequence[Step] | None = None) -> Fixture | None:
+def derive(fixture: Fixture, variant: str) -> Fixture | None:
     """`fixture` under `variant`, or None when the variant changes nothing or crosses a limit.
 
-    `built`: the fixture's steps when the caller has them already (a loaded fixture builds its
-    steps again on each `steps`, and `with_variants` derives several variants of each)."""
+    Each variant builds the fixture's steps anew: building draws the case's chosen HTTP nonces
+    (`http.*-keeps-its-nonce`), and two variants sharing one would be each other's replay."""
     if variant in FLEET_VARIANTS:  # played by a pair of SDKs, never by one
         return None
-    original = fixture.steps if built is None else built
+    original = fixture.steps
     if variant == FRESH_PROCESS:
         return _variant_of(fixture, variant, tuple(original))
     rewrite = _REWRITES[variant]
@@ -324,13 +324,11 @@ def with_variants(
     """
     chosen = tuple(name for name in variants if name not in FLEET_VARIANTS)
     sample = fresh_process_sample(fixtures if sample_from is None else sample_from)
-    derived: list[Fixture] = []
-    for fixture in fixtures:
-        names = [name for name in chosen if name != FRESH_PROCESS or fixture.id in sample]
-        if not names:
-            continue
-        built = fixture.steps  # once for all its variants
-        derived.extend(
-            variant for name in names if (variant := derive(fixture, name, built)) is not None
-        )
+    derived = [
+        variant
+        for fixture in fixtures
+        for name in chosen
+        if name != FRESH_PROCESS or fixture.id in sample
+        if (variant := derive(fixture, name)) is not None
+    ]
     return [*fixtures, *derived]

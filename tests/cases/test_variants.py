@@ -190,3 +190,28 @@ def test_respelling_stops_once_the_frame_is_surely_over_its_limit() -> None:
     assert len(send.payload) > 4_000_000
     assert derive(fixture, "respelled") is None  # 6 bytes a letter: far over 4 MiB
     assert derive(fixture, "reordered") is not None  # the same length: within it
+
+
+def test_no_two_variants_of_a_fixture_share_a_chosen_nonce() -> None:
+    """A chosen nonce is drawn when a case's steps are built: variants derived from one build
+    sent the same nonce twice, and the second variant was refused as a replay (CI caught it
+    over HTTP with every variant, `http.*-keeps-its-nonce`)."""
+    from fakepeer.cases import load_fixtures
+    from fakepeer.transport.payload import HttpPayload
+
+    (fixture,) = [f for f in load_fixtures() if f.id == "http.stale-request-keeps-its-nonce"]
+    derived = [f for f in with_variants([fixture], VARIANTS)[1:] if f.variant != FRESH_PROCESS]
+    assert len(derived) >= 2
+    nonces = [
+        {
+            step.prepared.fault.nonce
+            for step in variant.steps
+            if isinstance(step, SendStep) and isinstance(step.prepared, HttpPayload)
+        }
+        - {None}
+        for variant in derived
+    ]
+    assert all(nonces)
+    for index, mine in enumerate(nonces):
+        for other in nonces[index + 1 :]:
+            assert not mine & other
