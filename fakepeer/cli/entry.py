@@ -56,18 +56,36 @@ def main(argv: list[str] | None = None) -> int:
         say_interrupted("every SDK process was stopped")
         status = EXIT_INTERRUPTED
     finally:
-        close_all()
-    with contextlib.suppress(Exception):
-        sys.stdout.flush()  # what is still buffered fails now, not after the status is decided
-    error = getattr(sys.stdout, "error", None)
-    if error is not None:
-        say(
-            f"standard output failed ({error}): what this command printed is lost (reports "
-            "written to files are not)"
-        )
-        if status == 0 and not REPORTS_WRITTEN:  # a listing, a timeline or a summary that
-            status = EXIT_USAGE  # nobody got is no success; a run's report still holds it
+        signalled = _close_hosts()
+    try:
+        if signalled:  # the first signal came as the hosts were being closed: they are now
+            say_interrupted("every SDK process was stopped")
+            status = EXIT_INTERRUPTED
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()  # what is still buffered fails now, not after the status is set
+        error = getattr(sys.stdout, "error", None)
+        if error is not None:
+            say(
+                f"standard output failed ({error}): what this command printed is lost (reports "
+                "written to files are not)"
+            )
+            if status == 0 and not REPORTS_WRITTEN:  # a listing, a timeline or a summary that
+                status = EXIT_USAGE  # nobody got is no success; a run's report still holds it
+    except KeyboardInterrupt:  # the first signal, once every host was closed
+        status = EXIT_INTERRUPTED
     if argv is None:
         interrupts.settle()
         exiting_with(int(status))
     return int(status)
+
+
+def _close_hosts() -> bool:
+    """Close every SDK process, to the end even when the run's first signal lands meanwhile
+    (a SIGTERM just after the summary: it raised out of `main` as a traceback); True then.
+    Later signals are only noted (fakepeer.interrupts), so the second closing runs through."""
+    try:
+        close_all()
+    except KeyboardInterrupt:
+        close_all()
+        return True
+    return False

@@ -111,3 +111,32 @@ def test_a_left_thread_never_holds_pytest(failing: bool, tmp_path: Path) -> None
     assert done.returncode == (1 if failing else 0), output
     assert ("1 failed, 1 passed" if failing else "2 passed") in done.stdout, output
     assert "left-behind" in done.stderr and "Traceback" not in done.stderr, output
+
+
+SIGNAL_WHILE_CLOSING = """
+import os, signal, sys
+import fakepeer.cli.entry as entry
+real = entry.close_all
+calls = []
+def close_all():
+    calls.append(1)
+    if len(calls) == 1:  # the run's first signal, as the hosts are being closed
+        os.kill(os.getpid(), signal.SIGTERM)
+    real()
+entry.close_all = close_all
+sys.argv = ["ryusen-conform", "run", "--list", "-k", "values.bytes-empty"]
+sys.exit(entry.main())
+"""
+
+
+def test_the_first_signal_while_the_hosts_close_is_one_line_and_130() -> None:
+    """CI's clean-clone run caught a SIGTERM just after the summary landing in the closing of
+    the hosts, outside every handler: a KeyboardInterrupt traceback and exit status 1."""
+    done = subprocess.run(
+        [sys.executable, "-c", SIGNAL_WHILE_CLOSING], cwd=ROOT, env=_env(),
+        capture_output=True, text=True, timeout=HARD_LIMIT,
+    )  # fmt: skip
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 130, done.stdout + done.stderr
+    assert "interrupted by SIGTERM" in done.stderr, done.stderr
+    assert "values.bytes-empty" in done.stdout  # the command itself ran to its end
