@@ -22,6 +22,12 @@ HANDLED = tuple(
 )
 _received: list[int] = []
 _announced: list[bool] = []
+#: Set (a plain assignment, `interrupts.decided = True`: no call, so no signal handler can
+#: run before it takes effect) once the command has ended and its exit status is being settled:
+#: from then on a signal is only noted in `_late`, never raised, so it cannot tear through the
+#: closing of the hosts or the last output; `settle` then ends the process with 128 + its number.
+decided = False
+_late: list[int] = []
 
 
 def install(earlier: Sequence[int] = ()) -> None:
@@ -29,6 +35,9 @@ def install(earlier: Sequence[int] = ()) -> None:
     before the command line's imports and again by it: a signal received in between (or
     `earlier`, by fakepeer.__main__) stays received (its KeyboardInterrupt may have been
     swallowed, see `pending`)."""
+    global decided
+    decided = False
+    _late.clear()
     if signal.getsignal(HANDLED[0]) is _on_signal:
         return
     _received[:] = earlier
@@ -52,6 +61,9 @@ def _unraisable(unraisable: object) -> None:
 
 
 def _on_signal(signum: int, frame: FrameType | None) -> None:
+    if decided:  # the command has ended: noted for `settle`, never raised
+        _late.append(signum)
+        return
     _received.append(signum)
     if len(_received) == 1:
         raise KeyboardInterrupt
@@ -102,6 +114,8 @@ def settle() -> None:
     at once with 128 + its number, never a traceback from the interpreter's shutdown."""
     for signum in HANDLED:
         signal.signal(signum, _exit_at_once)
+    if _late:  # one came as the command was ending: it ends the process now, as it would have
+        _exit_at_once(_late[0], None)
 
 
 def _exit_at_once(signum: int, frame: FrameType | None) -> None:

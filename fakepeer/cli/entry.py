@@ -37,55 +37,42 @@ def main(argv: list[str] | None = None) -> int:
         plain_help(command)
         args = bare_shuffle_argv(sys.argv[1:] if argv is None else argv)
         command.main(args=args, prog_name="ryusen-conform", standalone_mode=True)
+        interrupts.decided = True
         status = 0
     except SystemExit as exc:  # typer reports usage errors itself (exit status 2)
+        interrupts.decided = True  # first: no call before it, so no signal handler runs first
         status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
         if status == EXIT_INTERRUPTED and interrupts.received():  # typer's silent Exit(130)
             say_interrupted("every SDK process was stopped")
     except (UsageProblem, RootError) as exc:
+        interrupts.decided = True
         say(str(exc))
         status = EXIT_USAGE
     except FixtureError as exc:
+        interrupts.decided = True
         count = len(exc.problems)
         say(f"{count} fixture problem(s); nothing was run:\n" + "\n".join(map(str, exc.problems)))
         status = EXIT_USAGE
     except BaseException as exc:  # a KeyboardInterrupt, or an error Python wrapped one in
+        interrupts.decided = True
         if not (isinstance(exc, KeyboardInterrupt) or interrupts.caused_by_signal(exc)):
             raise
         close_all()
         say_interrupted("every SDK process was stopped")
         status = EXIT_INTERRUPTED
     finally:
-        signalled = _close_hosts()
-    try:
-        if signalled:  # the first signal came as the hosts were being closed: they are now
-            say_interrupted("every SDK process was stopped")
-            status = EXIT_INTERRUPTED
-        with contextlib.suppress(Exception):
-            sys.stdout.flush()  # what is still buffered fails now, not after the status is set
-        error = getattr(sys.stdout, "error", None)
-        if error is not None:
-            say(
-                f"standard output failed ({error}): what this command printed is lost (reports "
-                "written to files are not)"
-            )
-            if status == 0 and not REPORTS_WRITTEN:  # a listing, a timeline or a summary that
-                status = EXIT_USAGE  # nobody got is no success; a run's report still holds it
-    except KeyboardInterrupt:  # the first signal, once every host was closed
-        status = EXIT_INTERRUPTED
+        close_all()
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()  # what is still buffered fails now, not after the status is decided
+    error = getattr(sys.stdout, "error", None)
+    if error is not None:
+        say(
+            f"standard output failed ({error}): what this command printed is lost (reports "
+            "written to files are not)"
+        )
+        if status == 0 and not REPORTS_WRITTEN:  # a listing, a timeline or a summary that
+            status = EXIT_USAGE  # nobody got is no success; a run's report still holds it
     if argv is None:
         interrupts.settle()
         exiting_with(int(status))
     return int(status)
-
-
-def _close_hosts() -> bool:
-    """Close every SDK process, to the end even when the run's first signal lands meanwhile
-    (a SIGTERM just after the summary: it raised out of `main` as a traceback); True then.
-    Later signals are only noted (fakepeer.interrupts), so the second closing runs through."""
-    try:
-        close_all()
-    except KeyboardInterrupt:
-        close_all()
-        return True
-    return False

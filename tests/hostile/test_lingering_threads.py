@@ -129,14 +129,15 @@ sys.exit(entry.main())
 """
 
 
-def test_the_first_signal_while_the_hosts_close_is_one_line_and_130() -> None:
+def test_a_signal_while_the_hosts_close_after_the_command_ends_it_quietly() -> None:
     """CI's clean-clone run caught a SIGTERM just after the summary landing in the closing of
-    the hosts, outside every handler: a KeyboardInterrupt traceback and exit status 1."""
+    the hosts, outside every handler: a KeyboardInterrupt traceback and exit status 1. Once the
+    command has ended a signal is only noted: the hosts are closed, then it ends the process
+    with 128 + its number."""
     done = subprocess.run(
         [sys.executable, "-c", SIGNAL_WHILE_CLOSING], cwd=ROOT, env=_env(),
         capture_output=True, text=True, timeout=HARD_LIMIT,
     )  # fmt: skip
     assert "Traceback" not in done.stderr, done.stderr
-    assert done.returncode == 130, done.stdout + done.stderr
-    assert "interrupted by SIGTERM" in done.stderr, done.stderr
+    assert done.returncode == 128 + signal.SIGTERM, done.stdout + done.stderr
     assert "values.bytes-empty" in done.stdout  # the command itself ran to its end
