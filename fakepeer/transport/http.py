@@ -113,6 +113,9 @@ class HttpTransport(Transport):
         self._in_flight = False
         #: An error writing a request ahead, raised when its answer is asked for.
         self._failed: TransportError | None = None
+        #: A response no request asked for was just read: nothing is written ahead until the
+        #: session has read it (a request it came before is sent only when asked for).
+        self._hold = False
         self._outbox: deque[bytes] = deque()
         self._answers: deque[bytes] = deque()
         self._signed = SignedRequests()
@@ -172,6 +175,7 @@ class HttpTransport(Transport):
         if self._failed is not None:
             failed, self._failed = self._failed, None
             raise failed
+        self._hold = False
         try:
             if self._in_flight:
                 answer = self._finish(deadline)
@@ -186,6 +190,7 @@ class HttpTransport(Transport):
                 self._outbox.popleft()
         except _Unasked as unasked:  # read before the request was written: it stays queued
             self._answers.append(unasked.answer)
+            self._hold = True
             return
         if answer is not None:
             self._answers.append(answer)
@@ -197,7 +202,7 @@ class HttpTransport(Transport):
         must not wait where the request itself would not have. Right after a response, only on
         a connection that has outlived one already: an endpoint that closes after each response
         without saying so must not be sent a request its closing connection would lose."""
-        if self._in_flight or self._failed is not None or not self._outbox:
+        if self._in_flight or self._failed is not None or self._hold or not self._outbox:
             return
         if deadline is None or self.url is None:
             return
@@ -207,6 +212,7 @@ class HttpTransport(Transport):
             self._begin(self._outbox[0], deadline)
         except _Unasked as unasked:  # the endpoint wrote first: read as the next frame
             self._answers.append(unasked.answer)
+            self._hold = True
             return
         except TransportError as exc:
             self._failed = exc
