@@ -56,25 +56,13 @@ def entry() -> None:
         sys.stderr.flush()
         os._exit(_INTERRUPTED)  # nothing started yet; the interpreter's exit could re-raise SIGINT
     status = main()
-    if interrupts.received():  # the interpreter's own exit can still end it by SIGINT (-2)
-        _exit_now(status)
+    if interrupts.received():
+        # the interpreter's own exit could still end an interrupted run by SIGINT (-2), its
+        # one line printed: about one in fifty did (tests/hostile/test_early_signals.py)
+        from fakepeer.transport.inprocess import end_process
+
+        end_process(status)
     sys.exit(status)
-
-
-def _exit_now(status: int) -> None:
-    """End a run a signal interrupted with `status` itself: what the interpreter's exit would
-    still do (exit functions, flushing) is done, then the process ends at once. Through the
-    interpreter's own exit, about one interrupted run in fifty ended by SIGINT (-2), its one
-    line already printed (tests/hostile/test_early_signals.py)."""
-    import atexit
-
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except Exception:  # noqa: BLE001 - a closed pipe: nothing more can be said
-            pass
-    os._exit(status)
 
 
 if __name__ == "__main__":

@@ -118,7 +118,7 @@ def _table() -> list[tuple[int, int, int]]:
     rows = []
     for pid in _pids():
         try:
-            fields = _read(pid, "stat").rsplit(b")", 1)[-1].split()
+            fields = _stat_fields(pid)
             rows.append((pid, int(fields[1]), int(fields[3])))
         except (OSError, IndexError, ValueError):
             continue
@@ -132,6 +132,11 @@ def _pids() -> list[int]:
     except OSError:
         return []
     return [int(name) for name in names if name.isdigit()]
+
+
+def _stat_fields(pid: int) -> list[bytes]:
+    """The fields of /proc/PID/stat after the command name (state, parent pid, group, session)."""
+    return _read(pid, "stat").rsplit(b")", 1)[-1].split()
 
 
 def _read(pid: int, name: str) -> bytes:
@@ -179,7 +184,7 @@ def descendants(root: int, mark: dict[str, str]) -> set[int]:
         if pid in (me, root):
             continue
         try:
-            fields = _read(pid, "stat").rsplit(b")", 1)[-1].split()
+            fields = _stat_fields(pid)
         except OSError:
             continue
         if fields[0] == b"Z":  # a zombie: nothing left to kill, only to reap

@@ -136,7 +136,7 @@ class HttpTransport(Transport):
         """POST queued frames in order until one is answered with an envelope."""
         self._check_open()
         while not self._answers:
-            if not self._outbox and not self._in_flight and self._failed is None:
+            if not self._busy():
                 if self._link is not None and self._link.unasked() == "data":
                     return self._read_unasked(self._link, deadline)
                 raise NoAnswer("every request sent was answered 204 (no envelope)")

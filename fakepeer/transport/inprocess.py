@@ -266,7 +266,14 @@ def _leave_lingering_threads() -> None:
             f"ryusen-conform: warning: {len(lingering)} thread(s) an in-process host started "
             f"still run ({names}); exiting with status {status} without waiting for them\n"
         )
-    atexit._run_exitfuncs()  # what the interpreter would still have done (coverage, logging)
+    end_process(status)
+
+
+def end_process(status: int) -> None:
+    """End the process with `status` at once, after what the interpreter's exit would still
+    have done (exit functions: coverage, logging; flushing), without the rest of that exit
+    (waiting for threads; after an interrupt, a SIGINT it can still end the process by)."""
+    atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
